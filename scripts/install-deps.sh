@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs rocelab's build dependencies from Debian packages when any is missing.
+set -euo pipefail
+packages=(g++ cmake ninja-build libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
+          libgtest-dev libbenchmark-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}" >&2
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi

@@ -1,0 +1,20 @@
+#include "cc/cc_registry.h"
+
+#include "cc/dcqcn.h"
+#include "cc/none.h"
+
+namespace rocelab {
+
+const Registry<CcFactory>& cc_registry() {
+  static const Registry<CcFactory> registry = [] {
+    Registry<CcFactory> r;
+    r.add("none", "no congestion control: line rate, PFC is the only brake",
+          [] { return std::make_unique<NoCongestionControl>(); });
+    r.add("dcqcn", "DCQCN reaction point (Zhu et al., SIGCOMM'15) with ECN marking and CNPs",
+          [] { return std::make_unique<Dcqcn>(); });
+    return r;
+  }();
+  return registry;
+}
+
+}  // namespace rocelab

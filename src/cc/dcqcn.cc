@@ -1,0 +1,122 @@
+#include "cc/dcqcn.h"
+
+#include <algorithm>
+
+#include "transport/rdma_transport.h"
+
+namespace rocelab {
+
+class Dcqcn::TimerHandler final : public EventHandler {
+ public:
+  explicit TimerHandler(Dcqcn& owner) : owner_(owner) {}
+  void on_event(uint32_t kind, uint64_t arg) override { owner_.on_timer(kind, arg); }
+
+ private:
+  Dcqcn& owner_;
+};
+
+void Dcqcn::attach(RdmaTransport& transport) {
+  CongestionControl::attach(transport);
+  timer_handler_ = std::make_unique<TimerHandler>(*this);
+  handler_ = transport.sim().add_handler(timer_handler_.get());
+}
+
+void Dcqcn::on_flow_start(FlowId f) {
+  if (state_.size() <= f.index()) state_.resize(f.index() + 1);
+  State& s = state_[f.index()];
+  s.alpha = cfg_.initial_alpha;
+  s.rc = s.rt = transport_->line_rate_bps(f);  // DCQCN starts at line rate
+  s.active = true;
+}
+
+void Dcqcn::on_flow_finish(FlowId f) {
+  State& s = state_[f.index()];
+  s.active = false;
+  Simulator& sim = transport_->sim();
+  sim.cancel(s.alpha_timer);
+  sim.cancel(s.increase_timer);
+}
+
+void Dcqcn::apply(FlowId f) {
+  State& s = state_[f.index()];
+  const BitsPerSec line = transport_->line_rate_bps(f);
+  s.rt = std::min(s.rt, line);
+  s.rc = std::clamp(s.rc, std::min(cfg_.min_rate_bps, line), line);
+  transport_->set_rate(f, s.rc);
+}
+
+void Dcqcn::on_cnp(FlowId f, const Packet&) {
+  State& s = state_[f.index()];
+  if (!s.active) return;
+  Simulator& sim = transport_->sim();
+  const Time now = sim.now();
+  s.cnp_since_alpha_update = true;
+  if (s.last_cut != Time::never() && now - s.last_cut < cfg_.min_cut_interval) return;
+  // DCQCN §3.1 Eq. 1-2: R_T = R_C; R_C = R_C (1 - alpha/2); alpha = (1-g) alpha + g.
+  s.last_cut = now;
+  s.rt = s.rc;
+  s.rc = static_cast<BitsPerSec>(static_cast<double>(s.rc) * (1.0 - s.alpha / 2));
+  s.alpha = (1 - cfg_.g) * s.alpha + cfg_.g;
+  s.cnp_since_alpha_update = false;
+  s.timer_stage = 0;
+  s.byte_stage = 0;
+  s.bytes_since_increase = 0;
+  apply(f);
+  sim.arm(s.alpha_timer, now + cfg_.alpha_update_interval, handler_, kAlphaTimer, f.index());
+  // The increase timer restarts from the cut (re-arming moves the pending expiry).
+  sim.arm(s.increase_timer, now + cfg_.rate_increase_interval, handler_, kIncreaseTimer,
+          f.index());
+}
+
+void Dcqcn::on_packet_sent(FlowId f, const Packet& p) {
+  State& s = state_[f.index()];
+  if (s.rc >= transport_->line_rate_bps(f) && s.rt >= s.rc) return;  // nothing to recover
+  s.bytes_since_increase += p.wire_bytes;
+  if (s.bytes_since_increase >= cfg_.byte_counter_bytes) {
+    s.bytes_since_increase = 0;
+    ++s.byte_stage;
+    increase(f);
+  }
+}
+
+void Dcqcn::increase(FlowId f) {
+  // DCQCN §3.1 Fig. 5: fast recovery while both counters are below F, hyper increase once
+  // both exceed it, additive increase in between; then R_C = (R_T + R_C) / 2.
+  State& s = state_[f.index()];
+  const uint32_t lo = std::min(s.timer_stage, s.byte_stage);
+  const uint32_t hi = std::max(s.timer_stage, s.byte_stage);
+  if (hi < cfg_.fast_recovery_steps) {
+    // fast recovery: target unchanged
+  } else if (lo > cfg_.fast_recovery_steps) {
+    s.rt += static_cast<BitsPerSec>(lo - cfg_.fast_recovery_steps) * cfg_.rate_hai_bps;
+  } else {
+    s.rt += cfg_.rate_ai_bps;
+  }
+  s.rt = std::min(s.rt, transport_->line_rate_bps(f));
+  s.rc = (s.rt + s.rc) / 2;
+  apply(f);
+}
+
+void Dcqcn::on_timer(uint32_t kind, uint64_t arg) {
+  const FlowId f(Simulator::timer_key(arg));
+  State& s = state_[f.index()];
+  Simulator& sim = transport_->sim();
+  if (kind == kAlphaTimer) {
+    if (!sim.timer_fired(s.alpha_timer, arg, handler_, kAlphaTimer) || !s.active) return;
+    // DCQCN §3.1 Eq. 3: without a CNP for K, alpha decays.
+    if (!s.cnp_since_alpha_update) s.alpha = (1 - cfg_.g) * s.alpha;
+    s.cnp_since_alpha_update = false;
+    if (s.alpha > 1e-6 || s.rc < transport_->line_rate_bps(f))
+      sim.arm(s.alpha_timer, sim.now() + cfg_.alpha_update_interval, handler_, kAlphaTimer,
+              f.index());
+    return;
+  }
+  if (!sim.timer_fired(s.increase_timer, arg, handler_, kIncreaseTimer) || !s.active) return;
+  ++s.timer_stage;
+  increase(f);
+  if (s.rc < transport_->line_rate_bps(f))
+    sim.arm(s.increase_timer, sim.now() + cfg_.rate_increase_interval, handler_, kIncreaseTimer,
+            f.index());
+}
+
+}  // namespace rocelab

@@ -1,0 +1,76 @@
+// DCQCN (Zhu et al., "Congestion Control for Large-Scale RDMA Deployments", SIGCOMM'15):
+// the reaction point at the sender. The congestion point is the switch's RED/ECN marking
+// (net/switch_node.cc) and the notification point the receiver's CNP generation
+// (transport/rdma_transport.cc). Per-flow state in flat arrays by FlowId.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "sim/simulator.h"
+#include "transport/congestion_control.h"
+
+namespace rocelab {
+
+// Defaults: the DCQCN paper's values as the authors' own simulator (bobzhuyb/ns3-rdma,
+// mix/config.txt) and htsim's dcqcn.cpp set them. docs/reference-parameters.md lists
+// these and the differing HPCC / ConWeave ns-3 settings.
+struct DcqcnConfig {
+  double g = 1.0 / 256;                               // alpha gain (htsim _g; ns3-rdma DCTCP_GAIN)
+  double initial_alpha = 1.0;                         // first CNP halves the rate (htsim _alpha)
+  Delta alpha_update_interval = Delta::from_us(55);   // K (htsim _cc_update_period)
+  Delta rate_increase_interval = Delta::from_us(55);  // T (htsim _cc_update_period)
+  uint64_t byte_counter_bytes = 10 * 1000 * 1000;     // B (htsim _B)
+  uint32_t fast_recovery_steps = 5;                   // F (htsim _F; ns3-rdma FastRecoveryTimes)
+  BitsPerSec rate_ai_bps = mbps(40);                  // R_AI (ns3-rdma config RATE_AI)
+  BitsPerSec rate_hai_bps = mbps(200);                // R_HAI (ns3-rdma config RATE_HAI)
+  BitsPerSec min_rate_bps = mbps(100);                // ns3-rdma / HPCC ns-3 MinRate
+  // Cuts closer together than this are merged (CNPs still update alpha); 0 = every CNP.
+  // HPCC/ConWeave ns-3 use 4 us (RATE_DECREASE_INTERVAL).
+  Delta min_cut_interval = Delta::zero();
+};
+
+class Dcqcn final : public CongestionControl {
+ public:
+  explicit Dcqcn(const DcqcnConfig& cfg = {}) : cfg_(cfg) {}
+
+  void attach(RdmaTransport& transport) override;
+  void on_flow_start(FlowId f) override;
+  void on_packet_sent(FlowId f, const Packet& p) override;
+  void on_cnp(FlowId f, const Packet& p) override;
+  void on_flow_finish(FlowId f) override;
+
+  // Exposed for tests and time series.
+  double alpha(FlowId f) const { return state_[f.index()].alpha; }
+  BitsPerSec current_rate_bps(FlowId f) const { return state_[f.index()].rc; }
+  BitsPerSec target_rate_bps(FlowId f) const { return state_[f.index()].rt; }
+  const DcqcnConfig& config() const { return cfg_; }
+
+ private:
+  enum TimerKind : uint32_t { kAlphaTimer = 0, kIncreaseTimer = 1 };
+  struct State {
+    double alpha = 1.0;
+    BitsPerSec rc = 0;  // current rate
+    BitsPerSec rt = 0;  // target rate
+    uint64_t bytes_since_increase = 0;
+    uint32_t timer_stage = 0;  // T counter: increase-timer expiries since the last cut
+    uint32_t byte_stage = 0;   // BC counter: byte-counter expiries since the last cut
+    bool cnp_since_alpha_update = false;
+    bool active = false;
+    Time last_cut = Time::never();
+    TimerSlot alpha_timer;
+    TimerSlot increase_timer;
+  };
+  class TimerHandler;
+
+  void on_timer(uint32_t kind, uint64_t arg);
+  void increase(FlowId f);
+  void apply(FlowId f);
+
+  DcqcnConfig cfg_;
+  std::vector<State> state_;
+  uint32_t handler_ = 0;
+  std::unique_ptr<EventHandler> timer_handler_;
+};
+
+}  // namespace rocelab

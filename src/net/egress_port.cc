@@ -1,0 +1,154 @@
+#include "net/egress_port.h"
+
+#include "net/node.h"
+
+namespace rocelab {
+
+EgressPort::EgressPort(Simulator& sim, Pool<Packet>& pool, Node& owner, PortId index,
+                       size_t num_queues, uint32_t drr_quantum_bytes)
+    : sim_(sim),
+      pool_(pool),
+      owner_(owner),
+      index_(index),
+      handler_(sim.add_handler(this)),
+      data_queues_(num_queues),
+      queue_bytes_(num_queues, 0),
+      deficit_(num_queues, 0),
+      paused_(num_queues, 0),
+      quantum_bytes_(drr_quantum_bytes) {}
+
+void EgressPort::connect(Node* peer, PortId peer_port, BitsPerSec rate_bps, Delta delay) {
+  peer_ = peer;
+  peer_port_ = peer_port;
+  rate_bps_ = rate_bps;
+  delay_ = delay;
+}
+
+size_t EgressPort::queued_packets() const {
+  size_t n = control_queue_.size();
+  for (const auto& q : data_queues_) n += q.size();
+  return n;
+}
+
+void EgressPort::enqueue(PacketId pkt) {
+  const Packet& p = pool_[pkt.index()];
+  if (is_control(p.type)) {
+    control_queue_.push_back(pkt);
+  } else {
+    const size_t q = queue_of(p);
+    data_queues_[q].push_back(pkt);
+    queue_bytes_[q] += p.wire_bytes;
+    data_bytes_total_ += p.wire_bytes;
+  }
+  try_send();
+}
+
+void EgressPort::set_paused(size_t queue, bool paused) {
+  if (queue >= paused_.size()) return;  // a class this port does not carry
+  if (static_cast<bool>(paused_[queue]) == paused) return;
+  paused_[queue] = paused;
+  if (queue < 32) paused_mask_ ^= (1u << queue);
+  if (paused) {
+    ++counters_.times_paused;
+    if (paused_count_++ == 0) paused_since_ = sim_.now();
+  } else {
+    if (--paused_count_ == 0) counters_.paused_time += sim_.now() - paused_since_;
+    try_send();
+  }
+}
+
+Delta EgressPort::paused_time(Time now) const {
+  return counters_.paused_time + (paused_count_ ? now - paused_since_ : Delta::zero());
+}
+
+PacketId EgressPort::pick_data() {
+  const size_t n = data_queues_.size();
+  // DRR: a queue earns one quantum per visit; quantum >= MTU so a backlogged, unpaused
+  // queue sends at least one packet per round. 2n+1 steps always find it.
+  for (size_t step = 0; step < 2 * n + 1; ++step) {
+    auto& q = data_queues_[rr_];
+    if (q.empty() || paused_[rr_]) {
+      deficit_[rr_] = 0;
+      advance_rr();
+      continue;
+    }
+    if (rr_fresh_) {
+      deficit_[rr_] += quantum_bytes_;
+      rr_fresh_ = false;
+    }
+    const uint32_t size = pool_[q.front().index()].wire_bytes;
+    if (deficit_[rr_] >= size) {
+      deficit_[rr_] -= size;
+      const PacketId pkt = q.pop_front();
+      queue_bytes_[rr_] -= size;
+      data_bytes_total_ -= size;
+      if (q.empty()) {
+        deficit_[rr_] = 0;
+        advance_rr();
+      }
+      return pkt;
+    }
+    advance_rr();
+  }
+  return PacketId::invalid();
+}
+
+void EgressPort::try_send() {
+  if (busy_ || peer_ == nullptr) return;
+  if (!control_queue_.empty()) {
+    const PacketId pkt = control_queue_.pop_front();
+    owner_.on_dequeue(index_, pkt);
+    start_transmission(pkt);
+    return;
+  }
+  if (data_bytes_total_ > 0) {
+    const PacketId pkt = pick_data();
+    if (pkt.valid()) {
+      owner_.on_dequeue(index_, pkt);
+      start_transmission(pkt);
+      return;
+    }
+  }
+  Time next_ready = Time::never();
+  const PacketId pkt = owner_.pull(index_, &next_ready);
+  if (pkt.valid()) {
+    start_transmission(pkt);
+  } else if (next_ready != Time::never()) {
+    sim_.arm(wake_, next_ready, handler_, kWake);
+  }
+}
+
+void EgressPort::start_transmission(PacketId pkt) {
+  const Packet& p = pool_[pkt.index()];
+  busy_ = true;
+  transmitting_ = pkt;
+  ++counters_.tx_packets;
+  counters_.tx_bytes += p.wire_bytes;
+  if (p.type == PacketType::kData) counters_.tx_data_bytes += p.wire_bytes;
+  sim_.schedule_in(serialization_delay(p.wire_bytes, rate_bps_), handler_, kTxDone);
+}
+
+void EgressPort::on_event(uint32_t kind, uint64_t arg) {
+  switch (kind) {
+    case kTxDone: {
+      const Time arrival = sim_.now() + delay_;
+      if (in_flight_.empty()) sim_.schedule(arrival, handler_, kDeliver);
+      in_flight_.push_back(InFlight{arrival, transmitting_});
+      busy_ = false;
+      transmitting_ = PacketId::invalid();
+      try_send();
+      break;
+    }
+    case kDeliver: {
+      const PacketId pkt = in_flight_.pop_front().pkt;
+      if (!in_flight_.empty()) sim_.schedule(in_flight_.front().arrival, handler_, kDeliver);
+      peer_->receive(pkt, peer_port_);
+      break;
+    }
+    case kWake:
+      if (sim_.timer_fired(wake_, arg, handler_, kWake)) try_send();
+      break;
+  }
+}
+
+}  // namespace rocelab

@@ -1,0 +1,115 @@
+// One direction of a full-duplex link: the egress port of a node and the cable behind it.
+// Several FIFO data queues (8 priority classes by default, tens possible) served by deficit
+// round robin, each pausable (PFC per class, or per queue for BFC); a strict-priority
+// control queue that PFC never pauses; transmission at packet boundaries. In-flight packets
+// wait in a ring, so the port keeps at most one pending transmit and one delivery event.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "net/packet.h"
+#include "sim/ids.h"
+#include "sim/pool.h"
+#include "sim/ring.h"
+#include "sim/simulator.h"
+
+namespace rocelab {
+
+class Node;
+
+struct PortCounters {
+  uint64_t tx_packets = 0;
+  uint64_t tx_bytes = 0;        // wire bytes, all frames
+  uint64_t tx_data_bytes = 0;   // wire bytes of data frames
+  uint64_t pause_frames_sent = 0;   // XOFF frames this port sent (it pauses its peer)
+  uint64_t resume_frames_sent = 0;
+  uint64_t times_paused = 0;    // XOFF frames received (this port was paused)
+  Delta paused_time;            // total time any class was paused (union over classes)
+};
+
+class EgressPort final : public EventHandler {
+ public:
+  EgressPort(Simulator& sim, Pool<Packet>& pool, Node& owner, PortId index, size_t num_queues,
+             uint32_t drr_quantum_bytes);
+
+  void connect(Node* peer, PortId peer_port, BitsPerSec rate_bps, Delta delay);
+
+  // Queues a packet (control frames to the control queue, data by `queue_of` its priority).
+  void enqueue(PacketId pkt);
+  // Starts a transmission if the port is idle and something is eligible.
+  void kick() { try_send(); }
+
+  // PFC (or per-queue backpressure) applied by the peer.
+  void set_paused(size_t queue, bool paused);
+  bool paused(size_t queue) const { return paused_[queue] != 0; }
+  uint32_t paused_mask() const { return paused_mask_; }  // first 32 queues
+
+  BitsPerSec rate_bps() const { return rate_bps_; }
+  Delta delay() const { return delay_; }
+  Node* peer() const { return peer_; }
+  PortId peer_port() const { return peer_port_; }
+  PortId index() const { return index_; }
+  bool busy() const { return busy_; }
+  size_t num_queues() const { return data_queues_.size(); }
+  int64_t queue_bytes(size_t queue) const { return queue_bytes_[queue]; }
+  int64_t data_queue_bytes() const { return data_bytes_total_; }
+  size_t queued_packets() const;
+  size_t in_flight_packets() const { return in_flight_.size(); }
+  const PortCounters& counters() const { return counters_; }
+  PortCounters& counters() { return counters_; }
+  Delta paused_time(Time now) const;
+
+  // Data queue that holds packets of `p`'s priority.
+  size_t queue_of(const Packet& p) const {
+    return p.priority < data_queues_.size() ? p.priority : data_queues_.size() - 1;
+  }
+
+  void on_event(uint32_t kind, uint64_t arg) override;
+
+ private:
+  enum EventKind : uint32_t { kTxDone = 0, kDeliver = 1, kWake = 2 };
+  struct InFlight {
+    Time arrival;
+    PacketId pkt;
+  };
+
+  void try_send();
+  PacketId pick_data();
+  void advance_rr() {
+    rr_ = rr_ + 1 == data_queues_.size() ? 0 : rr_ + 1;
+    rr_fresh_ = true;
+  }
+  void start_transmission(PacketId pkt);
+
+  Simulator& sim_;
+  Pool<Packet>& pool_;
+  Node& owner_;
+  PortId index_;
+  uint32_t handler_;
+  Node* peer_ = nullptr;
+  PortId peer_port_;
+  BitsPerSec rate_bps_ = 0;
+  Delta delay_;
+
+  Ring<PacketId> control_queue_;
+  std::vector<Ring<PacketId>> data_queues_;
+  std::vector<int64_t> queue_bytes_;
+  std::vector<int64_t> deficit_;
+  std::vector<uint8_t> paused_;
+  uint32_t paused_mask_ = 0;
+  size_t paused_count_ = 0;
+  Time paused_since_;
+  int64_t data_bytes_total_ = 0;
+  uint32_t quantum_bytes_;
+  size_t rr_ = 0;
+  bool rr_fresh_ = true;
+
+  bool busy_ = false;
+  PacketId transmitting_;
+  Ring<InFlight> in_flight_;
+  TimerSlot wake_;
+  PortCounters counters_;
+};
+
+}  // namespace rocelab

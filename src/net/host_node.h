@@ -1,0 +1,36 @@
+// A host: its NIC's port(s) obey PFC from the ToR; everything above the link (queue pairs,
+// transport, congestion control) lives in a HostAgent that the transport layer provides.
+#pragma once
+
+#include "net/net_context.h"
+#include "net/node.h"
+
+namespace rocelab {
+
+class HostAgent {
+ public:
+  virtual ~HostAgent() = default;
+  // A packet (data, ACK, NAK, CNP, control) arrived at `host`; the agent frees it.
+  virtual void on_host_receive(NodeId host, PacketId pkt) = 0;
+  // The NIC port is idle: the next data packet to send, or invalid (see Node::pull).
+  virtual PacketId pull_data(NodeId host, const EgressPort& port, Time* next_ready) = 0;
+};
+
+class Host final : public Node {
+ public:
+  Host(NetContext& ctx, NodeId id, const NodeSpec& spec) : Node(ctx, id, spec) {}
+
+  void set_agent(HostAgent* agent) { agent_ = agent; }
+  EgressPort& nic() { return *ports_[0]; }
+
+  void receive(PacketId pkt, PortId in_port) override;
+  void on_dequeue(PortId, PacketId) override {}
+  PacketId pull(PortId port, Time* next_ready) override {
+    return agent_ ? agent_->pull_data(id_, *ports_[port.index()], next_ready) : PacketId::invalid();
+  }
+
+ private:
+  HostAgent* agent_ = nullptr;
+};
+
+}  // namespace rocelab

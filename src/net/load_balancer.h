@@ -1,0 +1,27 @@
+// The switch load-balancing plug point. One instance per switch (a scheme may install
+// itself only on edge switches). It picks the egress port among equal-cost candidates for
+// data packets, and may consume or originate control packets through the switch.
+#pragma once
+
+#include <span>
+
+#include "net/packet.h"
+#include "sim/ids.h"
+
+namespace rocelab {
+
+class Switch;
+
+class LoadBalancer {
+ public:
+  virtual ~LoadBalancer() = default;
+  // `candidates` holds at least two ports toward the packet's destination edge switch.
+  virtual PortId choose_egress(Switch& sw, PacketId pkt, std::span<const PortId> candidates) = 0;
+  // Sees every packet arriving at the switch before routing; true = consumed (the
+  // scheme freed or forwarded it itself).
+  virtual bool on_receive(Switch& /*sw*/, PacketId /*pkt*/, PortId /*in_port*/) { return false; }
+  // A data packet starts transmission on `port`.
+  virtual void on_dequeue(Switch& /*sw*/, PortId /*port*/, PacketId /*pkt*/) {}
+};
+
+}  // namespace rocelab

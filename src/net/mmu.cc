@@ -1,0 +1,82 @@
+#include "net/mmu.h"
+
+#include <algorithm>
+#include <bit>
+
+namespace rocelab {
+
+void Mmu::init(const SwitchConfig& cfg, const std::vector<int64_t>& headroom_per_port) {
+  cfg_ = cfg;
+  headroom_per_port_ = headroom_per_port;
+  const size_t n = headroom_per_port.size() * kPriorities;
+  shared_used_.assign(n, 0);
+  headroom_used_.assign(n, 0);
+  pause_sent_.assign(n, 0);
+  int64_t reserved = 0;
+  if (cfg.pfc.enabled) {
+    const int lossless_classes = std::popcount(cfg.pfc.lossless_priorities & 0xffu);
+    for (int64_t h : headroom_per_port) reserved += h * lossless_classes;
+  }
+  shared_capacity_ = cfg.buffer_bytes - reserved;
+}
+
+int64_t Mmu::xoff_threshold() const {
+  if (cfg_.pfc.mode == PfcThresholdMode::kStatic) return cfg_.pfc.static_xoff_bytes;
+  const int64_t free_bytes = std::max<int64_t>(0, shared_capacity_ - shared_total_);
+  return static_cast<int64_t>(cfg_.pfc.alpha * static_cast<double>(free_bytes));
+}
+
+bool Mmu::admit(PortId in, Priority prio, int64_t bytes) {
+  const size_t i = slot(in, prio);
+  if (shared_used_[i] + bytes <= xoff_threshold() && shared_total_ + bytes <= shared_capacity_) {
+    shared_used_[i] += bytes;
+    shared_total_ += bytes;
+    return true;
+  }
+  if (lossless(prio) && headroom_used_[i] + bytes <= headroom_per_port_[in.index()]) {
+    headroom_used_[i] += bytes;
+    headroom_total_used_ += bytes;
+    return true;
+  }
+  return false;
+}
+
+void Mmu::release(PortId in, Priority prio, int64_t bytes) {
+  // Headroom drains first, so the ingress leaves the paused state as early as it may.
+  const size_t i = slot(in, prio);
+  const int64_t from_headroom = std::min(bytes, headroom_used_[i]);
+  headroom_used_[i] -= from_headroom;
+  headroom_total_used_ -= from_headroom;
+  shared_used_[i] -= bytes - from_headroom;
+  shared_total_ -= bytes - from_headroom;
+}
+
+bool Mmu::take_pause(PortId in, Priority prio) {
+  const size_t i = slot(in, prio);
+  if (!lossless(prio) || pause_sent_[i]) return false;
+  // XOFF once the counter reaches the threshold or spills into headroom.
+  if (headroom_used_[i] == 0 && shared_used_[i] < xoff_threshold()) return false;
+  pause_sent_[i] = 1;
+  return true;
+}
+
+bool Mmu::take_resume(PortId in, Priority prio) {
+  const size_t i = slot(in, prio);
+  if (!pause_sent_[i] || headroom_used_[i] > 0) return false;
+  if (shared_used_[i] > 0 && shared_used_[i] + cfg_.pfc.resume_offset_bytes > xoff_threshold())
+    return false;
+  pause_sent_[i] = 0;
+  return true;
+}
+
+std::string Mmu::check_drained() const {
+  if (shared_total_ != 0 || headroom_total_used_ != 0)
+    return "buffer not empty: shared " + std::to_string(shared_total_) + " B, headroom " +
+           std::to_string(headroom_total_used_) + " B";
+  for (size_t i = 0; i < shared_used_.size(); ++i)
+    if (shared_used_[i] != 0 || headroom_used_[i] != 0)
+      return "ingress counter " + std::to_string(i) + " not zero";
+  return {};
+}
+
+}  // namespace rocelab

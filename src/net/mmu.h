@@ -1,0 +1,59 @@
+// Shared-buffer memory management of one output-queued switch: accounting per
+// (ingress port, priority) for PFC (IEEE 802.1Qbb), as in the switch MMUs the HPCC and
+// ConWeave ns-3 simulators model. A packet is counted in the shared pool while its
+// ingress counter stays under the XOFF threshold, in that ingress's headroom after it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "net/switch_config.h"
+#include "sim/ids.h"
+
+namespace rocelab {
+
+class Mmu {
+ public:
+  // `headroom_per_port` is the headroom of each ingress port (for each lossless class).
+  void init(const SwitchConfig& cfg, const std::vector<int64_t>& headroom_per_port);
+
+  // Accounts an arriving data packet; false means it is dropped.
+  bool admit(PortId in, Priority prio, int64_t bytes);
+  // The packet left the switch.
+  void release(PortId in, Priority prio, int64_t bytes);
+
+  // PFC decisions for (in, prio), to be acted on by sending a frame; they update state.
+  bool take_pause(PortId in, Priority prio);
+  bool take_resume(PortId in, Priority prio);
+
+  int64_t xoff_threshold() const;
+  int64_t used_bytes() const { return shared_total_ + headroom_total_used_; }
+  int64_t shared_capacity() const { return shared_capacity_; }
+  int64_t headroom_of(PortId in) const { return headroom_per_port_[in.index()]; }
+  int64_t ingress_bytes(PortId in, Priority prio) const {
+    const size_t i = slot(in, prio);
+    return shared_used_[i] + headroom_used_[i];
+  }
+  bool pause_sent(PortId in, Priority prio) const { return pause_sent_[slot(in, prio)] != 0; }
+  bool lossless(Priority prio) const {
+    return cfg_.pfc.enabled && ((cfg_.pfc.lossless_priorities >> prio) & 1u);
+  }
+  // Empty string when all counters are back to zero.
+  std::string check_drained() const;
+
+ private:
+  static constexpr size_t kPriorities = 8;
+  size_t slot(PortId in, Priority prio) const { return in.index() * kPriorities + (prio & 7); }
+
+  SwitchConfig cfg_;
+  std::vector<int64_t> headroom_per_port_;
+  std::vector<int64_t> shared_used_;
+  std::vector<int64_t> headroom_used_;
+  std::vector<uint8_t> pause_sent_;
+  int64_t shared_capacity_ = 0;
+  int64_t shared_total_ = 0;
+  int64_t headroom_total_used_ = 0;
+};
+
+}  // namespace rocelab

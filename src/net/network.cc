@@ -1,0 +1,109 @@
+#include "net/network.h"
+
+#include <stdexcept>
+
+namespace rocelab {
+
+Network::Network(Simulator& sim, const TopologySpec& topo, const NetworkConfig& cfg)
+    : sim_(sim), topo_(topo), cfg_(cfg) {
+  ctx_ = std::unique_ptr<NetContext>(new NetContext{sim, pool_, cfg.wire, {}, {}, cfg.seed});
+  ctx_->counters.pause_frames_by_node.assign(topo.nodes.size(), 0);
+  pool_.reserve(1 << 14);
+
+  for (uint32_t i = 0; i < topo.nodes.size(); ++i) {
+    const NodeSpec& spec = topo.nodes[i];
+    if (spec.kind == NodeKind::kHost) {
+      nodes_.push_back(std::make_unique<Host>(*ctx_, NodeId(i), spec));
+      hosts_.push_back(NodeId(i));
+    } else {
+      nodes_.push_back(std::make_unique<Switch>(*ctx_, NodeId(i), spec, cfg.switch_config));
+      switches_.push_back(NodeId(i));
+    }
+  }
+
+  adjacency_.assign(topo.nodes.size(), {});
+  const uint32_t quantum = cfg.wire.mtu_wire_bytes();
+  auto make_port = [&](uint32_t n) {
+    Node& node = *nodes_[n];
+    const size_t queues = node.kind() == NodeKind::kHost ? cfg.host_queues
+                                                         : cfg.switch_config.num_queues;
+    const PortId idx(static_cast<uint16_t>(node.port_count()));
+    return node.add_port(std::make_unique<EgressPort>(sim, pool_, node, idx, queues, quantum));
+  };
+  for (const LinkSpec& l : topo.links) {
+    if (l.a >= nodes_.size() || l.b >= nodes_.size() || l.a == l.b)
+      throw std::invalid_argument("link " + std::to_string(l.a) + "-" + std::to_string(l.b) +
+                                  " names a missing node or is a loop");
+    if (l.rate_bps <= 0) throw std::invalid_argument("link rate must be positive");
+    const PortId pa = make_port(l.a);
+    const PortId pb = make_port(l.b);
+    nodes_[l.a]->port(pa).connect(nodes_[l.b].get(), pb, l.rate_bps, l.delay);
+    nodes_[l.b]->port(pb).connect(nodes_[l.a].get(), pa, l.rate_bps, l.delay);
+    adjacency_[l.a].push_back(PortPeer{l.b, pa, pb});
+    adjacency_[l.b].push_back(PortPeer{l.a, pb, pa});
+  }
+  ctx_->routing.build(topo_, adjacency_);
+  for (NodeId s : switches_) switch_at(s).finalize();
+}
+
+Network::~Network() = default;
+
+void Network::set_host_agent(HostAgent* agent) {
+  for (NodeId h : hosts_) host(h).set_agent(agent);
+}
+
+void Network::install_load_balancers(
+    const std::function<std::unique_ptr<LoadBalancer>(Switch&)>& make) {
+  for (NodeId s : switches_) switch_at(s).set_load_balancer(make(switch_at(s)));
+}
+
+std::vector<std::pair<BitsPerSec, Delta>> Network::route_links(NodeId a, NodeId b) const {
+  const Routing& r = ctx_->routing;
+  std::vector<std::pair<BitsPerSec, Delta>> links;
+  const EgressPort& nic = nodes_[a.index()]->port(PortId(0));
+  links.emplace_back(nic.rate_bps(), nic.delay());
+  const uint32_t src_edge = r.edge_of_host(a.index());
+  const uint32_t dst_edge = r.edge_of_host(b.index());
+  const auto path = r.path_nodes(src_edge, dst_edge, 0);
+  for (size_t i = 0; i + 1 < path.size(); ++i) {
+    const PortId out = r.next_hops(path[i], dst_edge)[0];
+    const EgressPort& p = nodes_[path[i]]->port(out);
+    links.emplace_back(p.rate_bps(), p.delay());
+  }
+  const EgressPort& last = nodes_[dst_edge]->port(r.host_port_at_edge(b.index()));
+  links.emplace_back(last.rate_bps(), last.delay());
+  return links;
+}
+
+Delta Network::one_way_delay(NodeId a, NodeId b, uint32_t wire_bytes) const {
+  Delta total;
+  for (const auto& [rate, delay] : route_links(a, b))
+    total += delay + serialization_delay(wire_bytes, rate);
+  return total;
+}
+
+BitsPerSec Network::bottleneck_rate_bps(NodeId a, NodeId b) const {
+  BitsPerSec slowest = 0;
+  for (const auto& [rate, delay] : route_links(a, b))
+    if (slowest == 0 || rate < slowest) slowest = rate;
+  return slowest;
+}
+
+std::string Network::check_drained() const {
+  for (const auto& n : nodes_) {
+    for (size_t p = 0; p < n->port_count(); ++p) {
+      const EgressPort& port = n->port(PortId(static_cast<uint16_t>(p)));
+      if (port.queued_packets() != 0 || port.in_flight_packets() != 0 || port.busy())
+        return n->name() + " port " + std::to_string(p) + " still holds packets";
+      for (size_t q = 0; q < port.num_queues(); ++q)
+        if (port.paused(q)) return n->name() + " port " + std::to_string(p) + " left paused";
+    }
+    if (n->kind() == NodeKind::kSwitch) {
+      const std::string mmu = static_cast<const Switch&>(*n).mmu().check_drained();
+      if (!mmu.empty()) return n->name() + ": " + mmu;
+    }
+  }
+  return {};
+}
+
+}  // namespace rocelab

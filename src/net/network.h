@@ -1,0 +1,76 @@
+// A built network: nodes and ports from a TopologySpec, routing, the packet pool and the
+// counters. Owns everything in net/; schemes attach through HostAgent and LoadBalancer.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "net/host_node.h"
+#include "net/net_context.h"
+#include "net/switch_node.h"
+#include "net/topology.h"
+
+namespace rocelab {
+
+struct NetworkConfig {
+  SwitchConfig switch_config;
+  WireModel wire;
+  uint32_t host_queues = 8;  // NIC egress classes
+  uint64_t seed = 1;
+};
+
+class Network {
+ public:
+  Network(Simulator& sim, const TopologySpec& topo, const NetworkConfig& cfg);
+  ~Network();
+  Network(const Network&) = delete;
+  Network& operator=(const Network&) = delete;
+
+  Simulator& sim() { return sim_; }
+  NetContext& context() { return *ctx_; }
+  const TopologySpec& topology() const { return topo_; }
+  const NetworkConfig& config() const { return cfg_; }
+  const Routing& routing() const { return ctx_->routing; }
+  const NetCounters& counters() const { return ctx_->counters; }
+  Pool<Packet>& pool() { return pool_; }
+
+  size_t node_count() const { return nodes_.size(); }
+  Node& node(NodeId id) { return *nodes_[id.index()]; }
+  const Node& node(NodeId id) const { return *nodes_[id.index()]; }
+  Host& host(NodeId id) { return static_cast<Host&>(*nodes_[id.index()]); }
+  Switch& switch_at(NodeId id) { return static_cast<Switch&>(*nodes_[id.index()]); }
+  const std::vector<NodeId>& hosts() const { return hosts_; }
+  const std::vector<NodeId>& switches() const { return switches_; }
+  // Line rate of a host's NIC.
+  BitsPerSec host_rate_bps(NodeId host) const { return nodes_[host.index()]->port(PortId(0)).rate_bps(); }
+
+  void set_host_agent(HostAgent* agent);
+  // Installs the load balancer `make` returns for each switch (nullptr keeps ECMP hashing).
+  void install_load_balancers(const std::function<std::unique_ptr<LoadBalancer>(Switch&)>& make);
+
+  // Sum of propagation and serialization delays of one `wire_bytes` frame along the
+  // default (path 0) route from host a to host b, store-and-forward at every hop.
+  Delta one_way_delay(NodeId a, NodeId b, uint32_t wire_bytes) const;
+  // Slowest link rate on that route.
+  BitsPerSec bottleneck_rate_bps(NodeId a, NodeId b) const;
+
+  // Invariants after a drained run: empty buffers and queues; empty string when they hold.
+  std::string check_drained() const;
+
+ private:
+  std::vector<std::pair<BitsPerSec, Delta>> route_links(NodeId a, NodeId b) const;
+
+  Simulator& sim_;
+  TopologySpec topo_;
+  NetworkConfig cfg_;
+  Pool<Packet> pool_;
+  std::unique_ptr<NetContext> ctx_;
+  std::vector<std::unique_ptr<Node>> nodes_;
+  std::vector<std::vector<PortPeer>> adjacency_;
+  std::vector<NodeId> hosts_;
+  std::vector<NodeId> switches_;
+};
+
+}  // namespace rocelab

@@ -1,0 +1,52 @@
+// A node (host or switch) of the network: it owns its egress ports and receives packets.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "net/egress_port.h"
+#include "net/topology.h"
+#include "sim/ids.h"
+
+namespace rocelab {
+
+struct NetContext;
+
+class Node {
+ public:
+  Node(NetContext& ctx, NodeId id, const NodeSpec& spec) : ctx_(ctx), id_(id), spec_(spec) {}
+  virtual ~Node() = default;
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+
+  NodeId id() const { return id_; }
+  NodeKind kind() const { return spec_.kind; }
+  Layer layer() const { return spec_.layer; }
+  const std::string& name() const { return spec_.name; }
+
+  size_t port_count() const { return ports_.size(); }
+  EgressPort& port(PortId p) { return *ports_[p.index()]; }
+  const EgressPort& port(PortId p) const { return *ports_[p.index()]; }
+  PortId add_port(std::unique_ptr<EgressPort> port) {
+    ports_.push_back(std::move(port));
+    return PortId(static_cast<uint16_t>(ports_.size() - 1));
+  }
+
+  // A packet fully arrived on `in_port`.
+  virtual void receive(PacketId pkt, PortId in_port) = 0;
+  // The port starts transmitting a packet taken from its own queues.
+  virtual void on_dequeue(PortId port, PacketId pkt) = 0;
+  // Hosts generate data lazily: the port asks when it is idle and its queues are empty.
+  // Returns an invalid id when nothing is ready; then *next_ready is when to ask again
+  // (Time::never() when only an outside event can make data ready).
+  virtual PacketId pull(PortId port, Time* next_ready) = 0;
+
+ protected:
+  NetContext& ctx_;
+  NodeId id_;
+  NodeSpec spec_;
+  std::vector<std::unique_ptr<EgressPort>> ports_;
+};
+
+}  // namespace rocelab

@@ -1,0 +1,90 @@
+// A packet is a plain struct with typed fields (never byte offsets), living in a pool and
+// referenced by PacketId. Fields a scheme needs beyond these go in `scheme_tag`.
+#pragma once
+
+#include <cstdint>
+
+#include "sim/ids.h"
+#include "sim/time.h"
+
+namespace rocelab {
+
+enum class PacketType : uint8_t {
+  kData,
+  kAck,     // cumulative: `seq` is the next byte the receiver expects
+  kNak,     // go-back-N request: `seq` is the next byte the receiver expects
+  kCnp,     // RoCEv2 congestion notification packet (DCQCN notification point -> sender)
+  kPause,   // IEEE 802.1Qbb PFC frame: XOFF or XON for one priority
+  kControl  // scheme-owned control message (probes, CNM, ...); meaning in scheme_tag
+};
+
+constexpr bool is_control(PacketType t) { return t != PacketType::kData; }
+
+struct Packet {
+  PacketType type = PacketType::kData;
+  Priority priority = 0;     // 802.1p class of the data; control frames use the control queue
+  bool ecn_capable = true;
+  bool ecn_ce = false;       // congestion experienced (set by RED marking)
+  bool pfc_xoff = false;     // kPause: true = XOFF (pause), false = XON (resume)
+  Priority pfc_priority = 0; // kPause: the class paused or resumed
+  bool source_routed = false;
+  uint8_t hop_count = 0;
+  PortId ingress_port;       // port it arrived on at the current switch (for MMU release)
+
+  uint32_t wire_bytes = 0;     // bytes serialized on the link (headers + payload + phy)
+  uint32_t payload_bytes = 0;  // RDMA payload carried (data only)
+
+  NodeId src;  // sending host
+  NodeId dst;  // receiving host
+  FlowId flow;
+  uint64_t seq = 0;  // data: offset of the first payload byte; ack/nak: cumulative ack
+  uint32_t flow_hash = 0;  // hash of the 5-tuple, computed once at the NIC
+  uint16_t sport = 0;
+  uint16_t dport = 4791;  // RoCEv2 UDP port
+
+  PathId path;               // explicit end-to-end path (with source_routed)
+  uint32_t path_digits = 0;  // remaining mixed-radix hop choices of `path`
+
+  Time sent_time;       // departure from the sender NIC (data); echoed in ACK/NAK
+  uint64_t scheme_tag[2] = {0, 0};  // for the running LB/CC (e.g. timestamps, feedback)
+};
+
+// The header model, stated once. RoCEv2 data frame: Ethernet 14 + IPv4 20 + UDP 8 +
+// BTH 12 + ICRC 4 + FCS 4 = 62 bytes of headers; ACK/NAK add AETH 4; a CNP carries 16
+// reserved bytes after the BTH. PFC frames are minimum-size (64 B) MAC control frames.
+// On the wire each frame also takes preamble+SFD 8 + inter-frame gap 12 = 20 bytes,
+// counted when `phy_overhead_bytes` is 20 (set 0 to match simulators that ignore it).
+struct WireModel {
+  uint32_t mtu_payload_bytes = 1000;  // payload per full data packet (ns-3 reference sims)
+  uint32_t data_header_bytes = 62;
+  uint32_t ack_bytes = 66;
+  uint32_t cnp_bytes = 78;
+  uint32_t pfc_frame_bytes = 64;
+  uint32_t phy_overhead_bytes = 20;
+
+  uint32_t data_wire_bytes(uint32_t payload) const {
+    return payload + data_header_bytes + phy_overhead_bytes;
+  }
+  uint32_t mtu_wire_bytes() const { return data_wire_bytes(mtu_payload_bytes); }
+  uint32_t control_wire_bytes(PacketType t) const {
+    switch (t) {
+      case PacketType::kAck:
+      case PacketType::kNak:
+        return ack_bytes + phy_overhead_bytes;
+      case PacketType::kCnp:
+        return cnp_bytes + phy_overhead_bytes;
+      case PacketType::kPause:
+        return pfc_frame_bytes + phy_overhead_bytes;
+      default:
+        return 64 + phy_overhead_bytes;
+    }
+  }
+  // Wire bytes to carry `size` payload bytes in MTU-sized packets.
+  uint64_t message_wire_bytes(uint64_t size) const {
+    const uint64_t full = size / mtu_payload_bytes;
+    const uint64_t rest = size % mtu_payload_bytes;
+    return full * mtu_wire_bytes() + (rest ? data_wire_bytes(static_cast<uint32_t>(rest)) : 0);
+  }
+};
+
+}  // namespace rocelab

@@ -1,0 +1,112 @@
+#include "net/routing.h"
+
+#include <deque>
+#include <stdexcept>
+
+namespace rocelab {
+
+void Routing::build(const TopologySpec& topo, const std::vector<std::vector<PortPeer>>& adjacency) {
+  adjacency_ = &adjacency;
+  nodes_ = topo.nodes.size();
+  edge_index_.assign(nodes_, kNone);
+  host_edge_.assign(nodes_, kNone);
+  host_port_.assign(nodes_, PortId::invalid());
+  edges_.clear();
+
+  for (uint32_t h = 0; h < nodes_; ++h) {
+    if (topo.nodes[h].kind != NodeKind::kHost) continue;
+    if (adjacency[h].size() != 1)
+      throw std::invalid_argument("host '" + topo.nodes[h].name + "' must have exactly one link");
+    const PortPeer& up = adjacency[h][0];
+    if (topo.nodes[up.node].kind != NodeKind::kSwitch)
+      throw std::invalid_argument("host '" + topo.nodes[h].name + "' must connect to a switch");
+    host_edge_[h] = up.node;
+    host_port_[h] = up.peer_port;
+    if (edge_index_[up.node] == kNone) {
+      edge_index_[up.node] = static_cast<uint32_t>(edges_.size());
+      edges_.push_back(up.node);
+    }
+  }
+
+  // BFS over switches from every edge switch.
+  const size_t ne = edges_.size();
+  dist_.assign(ne * nodes_, kNone);
+  for (size_t e = 0; e < ne; ++e) {
+    uint32_t* dist = dist_.data() + e * nodes_;
+    std::deque<uint32_t> frontier{edges_[e]};
+    dist[edges_[e]] = 0;
+    while (!frontier.empty()) {
+      const uint32_t u = frontier.front();
+      frontier.pop_front();
+      for (const PortPeer& pp : adjacency[u]) {
+        if (topo.nodes[pp.node].kind != NodeKind::kSwitch || dist[pp.node] != kNone) continue;
+        dist[pp.node] = dist[u] + 1;
+        frontier.push_back(pp.node);
+      }
+    }
+  }
+
+  table_.assign(nodes_ * ne, Range{});
+  ports_.clear();
+  for (uint32_t u = 0; u < nodes_; ++u) {
+    if (topo.nodes[u].kind != NodeKind::kSwitch) continue;
+    for (size_t e = 0; e < ne; ++e) {
+      const uint32_t* dist = dist_.data() + e * nodes_;
+      Range r{static_cast<uint32_t>(ports_.size()), 0};
+      if (dist[u] != kNone && dist[u] > 0) {
+        for (const PortPeer& pp : adjacency[u]) {
+          if (topo.nodes[pp.node].kind == NodeKind::kSwitch && dist[pp.node] == dist[u] - 1) {
+            ports_.push_back(pp.port);
+            ++r.count;
+          }
+        }
+      }
+      table_[static_cast<size_t>(u) * ne + e] = r;
+    }
+  }
+  for (uint32_t a : edges_)
+    for (uint32_t b : edges_)
+      if (dist_[edge_index_[b] * nodes_ + a] == kNone)
+        throw std::invalid_argument("edge switches '" + topo.nodes[a].name + "' and '" +
+                                    topo.nodes[b].name + "' are not connected");
+}
+
+uint32_t Routing::edge_distance(uint32_t src_edge, uint32_t dst_edge) const {
+  return dist_[edge_index_[dst_edge] * nodes_ + src_edge];
+}
+
+uint64_t Routing::path_count(uint32_t src_edge, uint32_t dst_edge) const {
+  // Paths to dst from each node on the shortest-path DAG, counted from dst outwards.
+  if (src_edge == dst_edge) return 1;
+  std::vector<uint64_t> memo(nodes_, 0);
+  // Depth-first with memo: the DAG is shallow (a few tiers), recursion depth is tiny.
+  struct Counter {
+    const Routing& r;
+    uint32_t dst;
+    std::vector<uint64_t>& memo;
+    uint64_t operator()(uint32_t u) {
+      if (u == dst) return 1;
+      if (memo[u]) return memo[u];
+      uint64_t total = 0;
+      for (PortId p : r.next_hops(u, dst)) total += (*this)(r.peer(u, p).node);
+      return memo[u] = total;
+    }
+  };
+  return Counter{*this, dst_edge, memo}(src_edge);
+}
+
+std::vector<uint32_t> Routing::path_nodes(uint32_t src_edge, uint32_t dst_edge,
+                                          uint32_t path) const {
+  std::vector<uint32_t> nodes{src_edge};
+  uint32_t u = src_edge;
+  while (u != dst_edge) {
+    const auto hops = next_hops(u, dst_edge);
+    const uint32_t n = static_cast<uint32_t>(hops.size());
+    u = peer(u, hops[path % n]).node;
+    path /= n;
+    nodes.push_back(u);
+  }
+  return nodes;
+}
+
+}  // namespace rocelab

@@ -1,0 +1,68 @@
+// Shortest-path routing over the switch graph. Edge switches are the switches with hosts
+// attached. For every switch and destination edge switch it stores the equal-cost next-hop
+// ports; a path ID names one end-to-end choice sequence between two edge switches
+// (mixed radix: at each hop the digit `path % n` picks among n sorted candidates), which
+// is what explicit source routing (FLB, Proteus) pins a packet to.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "net/topology.h"
+#include "sim/ids.h"
+
+namespace rocelab {
+
+struct PortPeer {
+  uint32_t node;
+  PortId port;       // local port index on this node
+  PortId peer_port;  // port index on the peer
+};
+
+class Routing {
+ public:
+  // adjacency[node] lists each port of the node with its peer, in port order.
+  void build(const TopologySpec& topo, const std::vector<std::vector<PortPeer>>& adjacency);
+
+  bool is_edge(uint32_t node) const { return edge_index_[node] != kNone; }
+  uint32_t edge_of_host(uint32_t host) const { return host_edge_[host]; }
+  PortId host_port_at_edge(uint32_t host) const { return host_port_[host]; }
+  const std::vector<uint32_t>& edge_switches() const { return edges_; }
+  uint32_t edge_index(uint32_t edge_switch) const { return edge_index_[edge_switch]; }
+
+  // Equal-cost next hops at switch `node` toward edge switch `dst_edge` (empty at dst_edge).
+  std::span<const PortId> next_hops(uint32_t node, uint32_t dst_edge) const {
+    const Range r = table_[static_cast<size_t>(node) * edges_.size() + edge_index_[dst_edge]];
+    return {ports_.data() + r.offset, r.count};
+  }
+  // Switch hops between two edge switches (0 when equal).
+  uint32_t edge_distance(uint32_t src_edge, uint32_t dst_edge) const;
+  // Number of distinct shortest paths between two edge switches.
+  uint64_t path_count(uint32_t src_edge, uint32_t dst_edge) const;
+  // The sequence of switches path `path` visits from src_edge to dst_edge (inclusive).
+  std::vector<uint32_t> path_nodes(uint32_t src_edge, uint32_t dst_edge, uint32_t path) const;
+  // The peer reached through `port` of `node`.
+  const PortPeer& peer(uint32_t node, PortId port) const {
+    return (*adjacency_)[node][port.index()];
+  }
+
+ private:
+  static constexpr uint32_t kNone = 0xffffffffu;
+  struct Range {
+    uint32_t offset = 0;
+    uint32_t count = 0;
+  };
+  std::vector<uint32_t> edges_;
+  std::vector<uint32_t> edge_index_;
+  std::vector<uint32_t> host_edge_;
+  std::vector<PortId> host_port_;
+  std::vector<Range> table_;
+  std::vector<PortId> ports_;
+  std::vector<uint32_t> dist_;  // [edge_index * nodes + node] hops to that edge switch
+  const std::vector<std::vector<PortPeer>>* adjacency_ = nullptr;
+  size_t nodes_ = 0;
+};
+
+}  // namespace rocelab

@@ -1,0 +1,115 @@
+#include "net/switch_node.h"
+
+#include "net/ecn.h"
+
+namespace rocelab {
+
+Switch::Switch(NetContext& ctx, NodeId id, const NodeSpec& spec, const SwitchConfig& cfg)
+    : Node(ctx, id, spec),
+      cfg_(cfg),
+      rng_(ctx.seed, "switch", id.index()),
+      ecmp_seed_(mix64(ctx.seed ^ hash_name("ecmp") ^ (uint64_t{id.index()} << 20))) {}
+
+void Switch::finalize() {
+  std::vector<int64_t> headroom;
+  const WireModel& w = ctx_.wire;
+  for (const auto& port : ports_) {
+    int64_t h = cfg_.pfc.headroom_bytes;
+    if (h == 0) {
+      h = 2 * bytes_in(port->delay(), port->rate_bps()) + 3 * int64_t{w.mtu_wire_bytes()} +
+          w.control_wire_bytes(PacketType::kPause);
+    }
+    headroom.push_back(h);
+  }
+  mmu_.init(cfg_, headroom);
+}
+
+size_t Switch::ecmp_index(const Packet& p, size_t n) const {
+  return static_cast<size_t>(mix64(ecmp_seed_ ^ p.flow_hash) % n);
+}
+
+PortId Switch::route(PacketId pkt, Packet& p) {
+  const Routing& r = ctx_.routing;
+  const uint32_t dst_edge = r.edge_of_host(p.dst.index());
+  if (dst_edge == id_.index()) return r.host_port_at_edge(p.dst.index());
+  const std::span<const PortId> hops = r.next_hops(id_.index(), dst_edge);
+  if (hops.size() == 1) return hops[0];
+  if (p.source_routed) {
+    // Explicit source routing: consume one mixed-radix digit of the pinned path.
+    const uint32_t n = static_cast<uint32_t>(hops.size());
+    const PortId out = hops[p.path_digits % n];
+    p.path_digits /= n;
+    return out;
+  }
+  if (p.type == PacketType::kData && lb_) return lb_->choose_egress(*this, pkt, hops);
+  return hops[ecmp_index(p, hops.size())];
+}
+
+void Switch::receive(PacketId pkt, PortId in_port) {
+  Packet& p = ctx_.pkt(pkt);
+  if (p.type == PacketType::kPause) {
+    port_of(in_port).set_paused(p.pfc_priority, p.pfc_xoff);
+    ctx_.free_packet(pkt);
+    return;
+  }
+  if (lb_ && lb_->on_receive(*this, pkt, in_port)) return;
+  forward(pkt, in_port);
+}
+
+void Switch::forward(PacketId pkt, PortId in_port) {
+  Packet& p = ctx_.pkt(pkt);
+  ++p.hop_count;
+  const PortId out = route(pkt, p);
+  if (p.type == PacketType::kData) {
+    if (!mmu_.admit(in_port, p.priority, p.wire_bytes)) {
+      ++ctx_.counters.drops;
+      ctx_.counters.drop_bytes += p.wire_bytes;
+      ctx_.free_packet(pkt);
+      return;
+    }
+    p.ingress_port = in_port;
+    if (mmu_.take_pause(in_port, p.priority)) send_pfc(in_port, p.priority, true);
+  }
+  port_of(out).enqueue(pkt);
+}
+
+void Switch::on_dequeue(PortId port, PacketId pkt) {
+  Packet& p = ctx_.pkt(pkt);
+  if (p.type != PacketType::kData) return;
+  mmu_.release(p.ingress_port, p.priority, p.wire_bytes);
+  if (mmu_.take_resume(p.ingress_port, p.priority)) send_pfc(p.ingress_port, p.priority, false);
+  maybe_mark_ecn(p, port_of(port));
+  if (lb_) lb_->on_dequeue(*this, port, pkt);
+}
+
+void Switch::maybe_mark_ecn(Packet& p, const EgressPort& port) {
+  if (!cfg_.ecn.enabled || !p.ecn_capable || p.ecn_ce) return;
+  if (red_should_mark(port.queue_bytes(port.queue_of(p)), cfg_.ecn, rng_)) {
+    p.ecn_ce = true;
+    ++ctx_.counters.ecn_marks;
+  }
+}
+
+void Switch::send_pfc(PortId in_port, Priority prio, bool xoff) {
+  const PacketId id = ctx_.alloc_packet();
+  Packet& f = ctx_.pkt(id);
+  f.type = PacketType::kPause;
+  f.pfc_priority = prio;
+  f.pfc_xoff = xoff;
+  f.ecn_capable = false;
+  f.wire_bytes = ctx_.wire.control_wire_bytes(PacketType::kPause);
+  f.src = id_;
+  PortCounters& pc = port_of(in_port).counters();
+  if (xoff) {
+    ++pc.pause_frames_sent;
+    ++pause_frames_sent_;
+    ++ctx_.counters.pause_frames;
+    ++ctx_.counters.pause_frames_by_node[id_.index()];
+  } else {
+    ++pc.resume_frames_sent;
+    ++ctx_.counters.resume_frames;
+  }
+  port_of(in_port).enqueue(id);
+}
+
+}  // namespace rocelab

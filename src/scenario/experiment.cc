@@ -1,0 +1,83 @@
+#include "scenario/experiment.h"
+
+#include <stdexcept>
+
+#include "cc/cc_registry.h"
+#include "lb/lb_registry.h"
+
+namespace rocelab {
+
+namespace {
+std::unique_ptr<CongestionControl> make_cc(const std::string& name) {
+  const auto* entry = cc_registry().find(name);
+  if (!entry) throw std::invalid_argument("unknown congestion control '" + name + "'");
+  return entry->factory();
+}
+}  // namespace
+
+Experiment::Experiment(const ExperimentSpec& spec) : Experiment(spec, make_cc(spec.cc)) {}
+
+Experiment::Experiment(const ExperimentSpec& spec, std::unique_ptr<CongestionControl> cc)
+    : spec_(spec) {
+  net_ = std::make_unique<Network>(sim_, spec_.topology, spec_.network);
+  const auto* lb = lb_registry().find(spec_.lb);
+  if (!lb) throw std::invalid_argument("unknown load balancer '" + spec_.lb + "'");
+  net_->install_load_balancers(lb->factory);
+  transport_ = std::make_unique<RdmaTransport>(*net_, spec_.transport, std::move(cc));
+  transport_->set_on_finish([this](const FlowRecord&) {
+    if (++finished_ == transport_->flow_count()) sim_.stop();
+  });
+  add_flows(spec_.flows);
+}
+
+void Experiment::add_flows(const std::vector<FlowSpec>& flows) {
+  for (const FlowSpec& f : flows) {
+    if (f.src_host >= net_->node_count() || f.dst_host >= net_->node_count() ||
+        net_->node(NodeId(f.src_host)).kind() != NodeKind::kHost ||
+        net_->node(NodeId(f.dst_host)).kind() != NodeKind::kHost || f.src_host == f.dst_host)
+      throw std::invalid_argument("flow " + std::to_string(f.src_host) + "->" +
+                                  std::to_string(f.dst_host) + " must join two distinct hosts");
+    uint16_t tag = 0;
+    while (tag < tags_.size() && tags_[tag] != f.tag) ++tag;
+    if (tag == tags_.size()) tags_.push_back(f.tag);
+    transport_->add_flow(NodeId(f.src_host), NodeId(f.dst_host), f.size_bytes, f.start, tag);
+  }
+}
+
+RunStats Experiment::run(Time until) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const uint64_t events0 = sim_.events_processed();
+  const Time end = std::min(until, spec_.stop);
+  if (finished_ < transport_->flow_count()) sim_.run_until(end);
+  RunStats st;
+  st.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  st.events = sim_.events_processed() - events0;
+  st.sim_end = sim_.now();
+  st.all_finished = finished_ == transport_->flow_count();
+  return st;
+}
+
+std::string Experiment::check_invariants() const {
+  const auto& tc = transport_->counters();
+  uint64_t total = 0;
+  for (const FlowRecord& r : transport_->records()) {
+    if (!r.finished()) return "flow " + std::to_string(r.id.index()) + " did not finish";
+    total += r.size_bytes;
+  }
+  if (tc.payload_bytes_delivered != total)
+    return "bytes delivered " + std::to_string(tc.payload_bytes_delivered) + " != bytes of flows " +
+           std::to_string(total);
+  if (spec_.network.switch_config.pfc.enabled && net_->counters().drops != 0)
+    return std::to_string(net_->counters().drops) + " packets dropped with PFC on";
+  // Duplicates and control packets may still be in flight after the last ACK: the network
+  // is checked only once the event list has drained.
+  if (sim_.pending_events() == 0) {
+    const std::string drained = net_->check_drained();
+    if (!drained.empty()) return drained;
+    if (net_->pool().in_use() != 0)
+      return std::to_string(net_->pool().in_use()) + " packets leaked from the pool";
+  }
+  return {};
+}
+
+}  // namespace rocelab

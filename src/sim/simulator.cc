@@ -1,0 +1,55 @@
+#include "sim/simulator.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace rocelab {
+
+void Simulator::schedule(Time when, uint32_t target, uint32_t kind, uint64_t arg) {
+  if (when < now_) {
+    // An event in the past would break causality: a bug in the model, never input.
+    std::fprintf(stderr, "rocelab: internal error: event scheduled at %lld ps before now %lld ps\n",
+                 static_cast<long long>(when.ps), static_cast<long long>(now_.ps));
+    std::abort();
+  }
+  queue_.push(when, target, kind, arg);
+}
+
+void Simulator::arm(TimerSlot& slot, Time when, uint32_t target, uint32_t kind, uint32_t key) {
+  slot.deadline = when;
+  if (slot.scheduled <= when) return;  // the live event fires first and re-queues itself
+  ++slot.version;
+  slot.scheduled = when;
+  schedule(when, target, kind, (static_cast<uint64_t>(slot.version) << 32) | key);
+}
+
+bool Simulator::timer_fired(TimerSlot& slot, uint64_t arg, uint32_t target, uint32_t kind) {
+  if (static_cast<uint32_t>(arg >> 32) != slot.version) return false;  // stale event
+  slot.scheduled = Time::never();
+  if (!slot.armed()) return false;  // cancelled
+  if (slot.deadline > now_) {       // moved later: follow it
+    ++slot.version;
+    slot.scheduled = slot.deadline;
+    schedule(slot.deadline, target, kind,
+             (static_cast<uint64_t>(slot.version) << 32) | static_cast<uint32_t>(arg));
+    return false;
+  }
+  slot.deadline = Time::never();
+  return true;
+}
+
+void Simulator::run_until(Time until) {
+  stop_requested_ = false;
+  while (!queue_.empty() && !stop_requested_) {
+    if (queue_.top().time > until) break;
+    const Event e = queue_.pop();
+    now_ = e.time;
+    ++events_processed_;
+    handlers_[e.target]->on_event(e.kind, e.arg);
+  }
+  // With events left beyond `until`, the clock stands at `until`; with none left it stays
+  // at the last event, so that a drained simulation reports when it really ended.
+  if (!stop_requested_ && !queue_.empty() && now_ < until) now_ = until;
+}
+
+}  // namespace rocelab

@@ -1,0 +1,71 @@
+// One owned simulation: the clock, the event list and the table of event handlers.
+// No globals: several simulators can live in one process (tests, sweeps).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "sim/event_queue.h"
+#include "sim/time.h"
+
+namespace rocelab {
+
+class EventHandler {
+ public:
+  virtual ~EventHandler() = default;
+  virtual void on_event(uint32_t kind, uint64_t arg) = 0;
+};
+
+// A cancellable, re-armable timer that keeps at most one live event in the queue.
+// Re-arming later than the pending event only moves the deadline (no new event); the
+// pending event re-queues itself when it fires early. Arming earlier bumps the version,
+// which turns the old event stale.
+struct TimerSlot {
+  Time deadline = Time::never();
+  Time scheduled = Time::never();
+  uint32_t version = 0;
+  bool armed() const { return deadline != Time::never(); }
+};
+
+class Simulator {
+ public:
+  Simulator() { queue_.reserve(1 << 12); }
+  Simulator(const Simulator&) = delete;
+  Simulator& operator=(const Simulator&) = delete;
+
+  Time now() const { return now_; }
+  uint64_t events_processed() const { return events_processed_; }
+  size_t pending_events() const { return queue_.size(); }
+
+  uint32_t add_handler(EventHandler* handler) {
+    handlers_.push_back(handler);
+    return static_cast<uint32_t>(handlers_.size() - 1);
+  }
+
+  void schedule(Time when, uint32_t target, uint32_t kind, uint64_t arg = 0);
+  void schedule_in(Delta delay, uint32_t target, uint32_t kind, uint64_t arg = 0) {
+    schedule(now_ + delay, target, kind, arg);
+  }
+
+  // Timers. `key` (32 bits) comes back in the low half of the event's arg.
+  void arm(TimerSlot& slot, Time when, uint32_t target, uint32_t kind, uint32_t key = 0);
+  void cancel(TimerSlot& slot) { slot.deadline = Time::never(); }
+  // Called by the handler for a timer event: true when the timer really expires now.
+  bool timer_fired(TimerSlot& slot, uint64_t arg, uint32_t target, uint32_t kind);
+  static uint32_t timer_key(uint64_t arg) { return static_cast<uint32_t>(arg); }
+
+  // Runs events with time <= until (or until stop() or no events are left).
+  void run_until(Time until);
+  void stop() { stop_requested_ = true; }
+  bool stop_requested() const { return stop_requested_; }
+
+ private:
+  EventQueue queue_;
+  std::vector<EventHandler*> handlers_;
+  Time now_ = Time::zero();
+  uint64_t events_processed_ = 0;
+  bool stop_requested_ = false;
+};
+
+}  // namespace rocelab

@@ -1,0 +1,42 @@
+// The congestion-control plug point: one object per simulation holds the per-flow state of
+// every sender QP in flat arrays indexed by FlowId, reacts to ACK/NAK/CNP/timeouts and sets
+// each flow's rate (and window, where the scheme uses one) through the transport.
+#pragma once
+
+#include <cstdint>
+
+#include "net/packet.h"
+#include "sim/ids.h"
+#include "sim/time.h"
+
+namespace rocelab {
+
+class RdmaTransport;
+
+struct AckEvent {
+  uint64_t newly_acked_bytes = 0;
+  uint64_t snd_una = 0;
+  Delta rtt;              // now - departure time of the acked packet
+  const Packet* ack = nullptr;
+};
+
+class CongestionControl {
+ public:
+  virtual ~CongestionControl() = default;
+  // Called once, before any flow starts.
+  virtual void attach(RdmaTransport& transport) { transport_ = &transport; }
+  virtual void on_flow_start(FlowId) {}
+  virtual void on_packet_sent(FlowId, const Packet&) {}
+  virtual void on_ack(FlowId, const AckEvent&) {}
+  virtual void on_nak(FlowId, const Packet&) {}
+  virtual void on_cnp(FlowId, const Packet&) {}
+  virtual void on_timeout(FlowId) {}
+  // A scheme-owned control message for this flow reached the sender host (e.g. FLB CNM).
+  virtual void on_control(FlowId, const Packet&) {}
+  virtual void on_flow_finish(FlowId) {}
+
+ protected:
+  RdmaTransport* transport_ = nullptr;
+};
+
+}  // namespace rocelab

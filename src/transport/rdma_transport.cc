@@ -1,0 +1,291 @@
+#include "transport/rdma_transport.h"
+
+#include <algorithm>
+
+namespace rocelab {
+
+RdmaTransport::RdmaTransport(Network& net, const TransportConfig& cfg,
+                             std::unique_ptr<CongestionControl> cc)
+    : net_(net),
+      ctx_(net.context()),
+      cfg_(cfg),
+      cc_(std::move(cc)),
+      handler_(net.sim().add_handler(this)),
+      hosts_(net.node_count()) {
+  net_.set_host_agent(this);
+  cc_->attach(*this);
+}
+
+RdmaTransport::~RdmaTransport() { net_.set_host_agent(nullptr); }
+
+FlowId RdmaTransport::add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time start,
+                               uint16_t tag) {
+  const FlowId f(static_cast<uint32_t>(flows_.size()));
+  Sender s;
+  s.src = src;
+  s.dst = dst;
+  s.size = size_bytes;
+  s.line_rate_bps = net_.host_rate_bps(src);
+  s.rate_bps = s.line_rate_bps;
+  // Source port from the flow id, as the ns-3 simulators give each QP its own port.
+  s.sport = static_cast<uint16_t>(10000 + f.index() % 50000);
+  s.flow_hash = static_cast<uint32_t>(mix64((uint64_t{src.index()} << 40) ^
+                                            (uint64_t{dst.index()} << 16) ^ s.sport));
+  // Base RTT: one MTU data frame there and one ACK back on the default path, with
+  // store-and-forward serialization at every hop, minus the NIC's own serialization of the
+  // data frame (counted in the wire bytes / line rate term of the ideal FCT).
+  const WireModel& w = ctx_.wire;
+  s.base_rtt = net_.one_way_delay(src, dst, w.mtu_wire_bytes()) -
+               serialization_delay(w.mtu_wire_bytes(), s.line_rate_bps) +
+               net_.one_way_delay(dst, src, w.control_wire_bytes(PacketType::kAck));
+  flows_.push_back(s);
+  receivers_.push_back(Receiver{});
+
+  FlowRecord r;
+  r.id = f;
+  r.src = src;
+  r.dst = dst;
+  r.size_bytes = size_bytes;
+  r.start = start;
+  r.tag = tag;
+  r.ideal_fct = s.base_rtt + serialization_delay(static_cast<int64_t>(w.message_wire_bytes(size_bytes)),
+                                                 std::min(s.line_rate_bps, net_.bottleneck_rate_bps(src, dst)));
+  records_.push_back(r);
+  net_.sim().schedule(start, handler_, kFlowStart, f.index());
+  return f;
+}
+
+size_t RdmaTransport::active_flows() const {
+  size_t n = 0;
+  for (const auto& h : hosts_) n += h.active.size();
+  return n;
+}
+
+void RdmaTransport::set_rate(FlowId f, BitsPerSec rate_bps) {
+  Sender& s = flows_[f.index()];
+  const BitsPerSec old = s.rate_bps;
+  s.rate_bps = std::clamp<BitsPerSec>(rate_bps, 1, s.line_rate_bps);
+  // A faster rate shortens the current pacing gap proportionally.
+  if (s.rate_bps > old && s.next_send > sim().now()) {
+    const Delta left = s.next_send - sim().now();
+    s.next_send = sim().now() + Delta{static_cast<int64_t>(
+                                    static_cast<__int128>(left.ps) * old / s.rate_bps)};
+    if (s.started && !s.finished) kick(f);
+  }
+}
+
+void RdmaTransport::set_window(FlowId f, uint64_t window_bytes) {
+  flows_[f.index()].window_bytes = window_bytes;
+  if (flows_[f.index()].started) kick(f);
+}
+
+void RdmaTransport::set_hold(FlowId f, bool hold) {
+  flows_[f.index()].hold = hold;
+  if (!hold && flows_[f.index()].started) kick(f);
+}
+
+void RdmaTransport::on_event(uint32_t kind, uint64_t arg) {
+  if (kind == kFlowStart) {
+    start_flow(FlowId(static_cast<uint32_t>(arg)));
+    return;
+  }
+  // Retransmission timeout: go back to the oldest unacknowledged byte.
+  const FlowId f(Simulator::timer_key(arg));
+  Sender& s = flows_[f.index()];
+  if (!sim().timer_fired(s.rto, arg, handler_, kRto) || s.finished) return;
+  ++counters_.timeouts;
+  s.snd_nxt = s.snd_una;
+  cc_->on_timeout(f);
+  sim().arm(s.rto, sim().now() + cfg_.rto, handler_, kRto, f.index());
+  kick(f);
+}
+
+void RdmaTransport::start_flow(FlowId f) {
+  Sender& s = flows_[f.index()];
+  s.started = true;
+  s.next_send = sim().now();
+  if (s.size == 0) {
+    finish_flow(f);
+    return;
+  }
+  hosts_[s.src.index()].active.push_back(f);
+  cc_->on_flow_start(f);
+  sim().arm(s.rto, sim().now() + cfg_.rto, handler_, kRto, f.index());
+  kick(f);
+}
+
+void RdmaTransport::finish_flow(FlowId f) {
+  Sender& s = flows_[f.index()];
+  s.finished = true;
+  sim().cancel(s.rto);
+  auto& active = hosts_[s.src.index()].active;
+  const auto it = std::find(active.begin(), active.end(), f);
+  if (it != active.end()) {
+    *it = active.back();
+    active.pop_back();
+  }
+  records_[f.index()].finish = sim().now();
+  ++counters_.flows_finished;
+  cc_->on_flow_finish(f);
+  if (on_finish_) on_finish_(records_[f.index()]);
+}
+
+PacketId RdmaTransport::pull_data(NodeId host, const EgressPort& port, Time* next_ready) {
+  HostQueues& hq = hosts_[host.index()];
+  const size_t n = hq.active.size();
+  const Time now = sim().now();
+  Time earliest = Time::never();
+  if (port.paused(cfg_.data_priority)) return PacketId::invalid();  // the RESUME kicks us
+  for (size_t i = 0; i < n; ++i) {
+    const size_t idx = (hq.rr + i) % n;
+    const FlowId f = hq.active[idx];
+    Sender& s = flows_[f.index()];
+    if (s.snd_nxt >= s.size || s.hold) continue;
+    if (s.window_bytes && s.snd_nxt - s.snd_una >= s.window_bytes) continue;
+    if (s.next_send > now) {
+      earliest = std::min(earliest, s.next_send);
+      continue;
+    }
+    hq.rr = (idx + 1) % n;
+
+    const PacketId id = ctx_.alloc_packet();
+    Packet& p = ctx_.pkt(id);
+    const uint32_t payload =
+        static_cast<uint32_t>(std::min<uint64_t>(ctx_.wire.mtu_payload_bytes, s.size - s.snd_nxt));
+    p.type = PacketType::kData;
+    p.priority = cfg_.data_priority;
+    p.payload_bytes = payload;
+    p.wire_bytes = ctx_.wire.data_wire_bytes(payload);
+    p.src = s.src;
+    p.dst = s.dst;
+    p.flow = f;
+    p.seq = s.snd_nxt;
+    p.flow_hash = s.flow_hash;
+    p.sport = s.sport;
+    p.sent_time = now;
+
+    ++counters_.data_packets_sent;
+    counters_.payload_bytes_sent += payload;
+    if (s.snd_nxt < s.high_sent) counters_.retransmitted_bytes += payload;
+    s.snd_nxt += payload;
+    s.high_sent = std::max(s.high_sent, s.snd_nxt);
+    s.next_send = now + serialization_delay(p.wire_bytes, s.rate_bps);
+    cc_->on_packet_sent(f, p);
+    return id;
+  }
+  *next_ready = earliest;
+  return PacketId::invalid();
+}
+
+void RdmaTransport::on_host_receive(NodeId, PacketId pkt) {
+  const Packet& p = ctx_.pkt(pkt);
+  switch (p.type) {
+    case PacketType::kData:
+      on_data(pkt);
+      break;
+    case PacketType::kAck:
+      on_ack(pkt);
+      break;
+    case PacketType::kNak:
+      on_nak(pkt);
+      break;
+    case PacketType::kCnp:
+      if (!flows_[p.flow.index()].finished) cc_->on_cnp(p.flow, p);
+      break;
+    default:
+      if (p.flow.valid() && p.flow.index() < flows_.size()) cc_->on_control(p.flow, p);
+      break;
+  }
+  ctx_.free_packet(pkt);
+}
+
+void RdmaTransport::send_control(const Packet& data, PacketType type, uint64_t seq) {
+  const PacketId id = ctx_.alloc_packet();
+  Packet& c = ctx_.pkt(id);
+  c.type = type;
+  c.priority = cfg_.data_priority;
+  c.ecn_capable = false;
+  c.wire_bytes = ctx_.wire.control_wire_bytes(type);
+  c.src = data.dst;
+  c.dst = data.src;
+  c.flow = data.flow;
+  c.seq = seq;
+  c.flow_hash = static_cast<uint32_t>(mix64(data.flow_hash ^ 0xac4c));  // reverse 5-tuple
+  c.sport = data.sport;
+  c.sent_time = data.sent_time;  // echoed for RTT samples
+  net_.host(data.dst).nic().enqueue(id);
+}
+
+void RdmaTransport::on_data(PacketId pkt) {
+  const Packet& p = ctx_.pkt(pkt);
+  Receiver& r = receivers_[p.flow.index()];
+  const Time now = sim().now();
+  if (p.ecn_ce) {
+    // DCQCN notification point: at most one CNP per flow per cnp_interval.
+    if (r.last_cnp == Time::never() || cfg_.cnp_interval == Delta::zero() ||
+        now - r.last_cnp >= cfg_.cnp_interval) {
+      r.last_cnp = now;
+      ++counters_.cnps_sent;
+      send_control(p, PacketType::kCnp, 0);
+    }
+  }
+  const uint64_t size = records_[p.flow.index()].size_bytes;
+  if (p.seq == r.rcv_nxt) {
+    r.rcv_nxt += p.payload_bytes;
+    counters_.payload_bytes_delivered += p.payload_bytes;
+    if (++r.unacked_packets >= cfg_.ack_interval_packets || r.rcv_nxt >= size) {
+      r.unacked_packets = 0;
+      ++counters_.acks_sent;
+      send_control(p, PacketType::kAck, r.rcv_nxt);
+    }
+  } else if (p.seq > r.rcv_nxt) {
+    ++counters_.out_of_order_packets;
+    if (now >= r.nak_blocked_until || r.last_nak_seq != r.rcv_nxt) {
+      r.nak_blocked_until = now + cfg_.nak_interval;
+      r.last_nak_seq = r.rcv_nxt;
+      ++counters_.naks_sent;
+      send_control(p, PacketType::kNak, r.rcv_nxt);
+    }
+  } else {
+    // Duplicate of delivered data (after go-back-N): re-acknowledge.
+    ++counters_.acks_sent;
+    send_control(p, PacketType::kAck, r.rcv_nxt);
+  }
+}
+
+bool RdmaTransport::advance_una(FlowId f, uint64_t ack_seq, const Packet& ack) {
+  Sender& s = flows_[f.index()];
+  if (s.finished || ack_seq <= s.snd_una) return false;
+  AckEvent ev;
+  ev.newly_acked_bytes = ack_seq - s.snd_una;
+  s.snd_una = ack_seq;
+  s.snd_nxt = std::max(s.snd_nxt, s.snd_una);
+  ev.snd_una = s.snd_una;
+  ev.rtt = sim().now() - ack.sent_time;
+  ev.ack = &ack;
+  cc_->on_ack(f, ev);
+  if (s.snd_una >= s.size) {
+    finish_flow(f);
+    return true;
+  }
+  sim().arm(s.rto, sim().now() + cfg_.rto, handler_, kRto, f.index());
+  return true;
+}
+
+void RdmaTransport::on_ack(PacketId pkt) {
+  const Packet& p = ctx_.pkt(pkt);
+  if (advance_una(p.flow, p.seq, p) && !flows_[p.flow.index()].finished) kick(p.flow);
+}
+
+void RdmaTransport::on_nak(PacketId pkt) {
+  const Packet& p = ctx_.pkt(pkt);
+  const FlowId f = p.flow;
+  advance_una(f, p.seq, p);
+  Sender& s = flows_[f.index()];
+  if (s.finished) return;
+  s.snd_nxt = p.seq;  // go-back-N
+  cc_->on_nak(f, p);
+  kick(f);
+}
+
+}  // namespace rocelab

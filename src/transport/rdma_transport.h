@@ -1,0 +1,139 @@
+// RoCEv2 reliable-connection transport for every host of a network: one queue pair per
+// flow, NIC round robin among ready QPs at line rate, each paced by its CC rate (and
+// window), per-packet ACK, NAK on a sequence gap with go-back-N, a retransmission timeout,
+// and the receiver's CNP generation. Per-flow state lives in flat arrays by FlowId.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "net/host_node.h"
+#include "net/network.h"
+#include "transport/congestion_control.h"
+#include "transport/transport_config.h"
+
+namespace rocelab {
+
+struct FlowRecord {
+  FlowId id;
+  NodeId src;
+  NodeId dst;
+  uint64_t size_bytes = 0;
+  Time start;
+  Time finish = Time::never();
+  Delta ideal_fct;
+  uint16_t tag = 0;
+  bool finished() const { return finish != Time::never(); }
+  Delta fct() const { return finish - start; }
+};
+
+struct TransportCounters {
+  uint64_t data_packets_sent = 0;
+  uint64_t payload_bytes_sent = 0;       // including retransmissions
+  uint64_t retransmitted_bytes = 0;
+  uint64_t payload_bytes_delivered = 0;  // in order, to the receiving application
+  uint64_t acks_sent = 0;
+  uint64_t naks_sent = 0;
+  uint64_t cnps_sent = 0;
+  uint64_t timeouts = 0;
+  uint64_t out_of_order_packets = 0;
+  uint64_t flows_finished = 0;
+};
+
+class RdmaTransport final : public HostAgent, public EventHandler {
+ public:
+  RdmaTransport(Network& net, const TransportConfig& cfg, std::unique_ptr<CongestionControl> cc);
+  ~RdmaTransport() override;
+
+  // Registers a flow that starts at `start`; the returned id is dense from 0.
+  FlowId add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time start, uint16_t tag = 0);
+  // Called once per finished flow (not on the per-packet path).
+  void set_on_finish(std::function<void(const FlowRecord&)> cb) { on_finish_ = std::move(cb); }
+
+  // For congestion control.
+  Simulator& sim() { return net_.sim(); }
+  Network& network() { return net_; }
+  const TransportConfig& config() const { return cfg_; }
+  BitsPerSec line_rate_bps(FlowId f) const { return flows_[f.index()].line_rate_bps; }
+  BitsPerSec rate_bps(FlowId f) const { return flows_[f.index()].rate_bps; }
+  void set_rate(FlowId f, BitsPerSec rate_bps);
+  void set_window(FlowId f, uint64_t window_bytes);  // 0 = no window
+  // Holds a flow without touching its rate (FLB minimal rate control's pause).
+  void set_hold(FlowId f, bool hold);
+  uint64_t inflight_bytes(FlowId f) const {
+    return flows_[f.index()].snd_nxt - flows_[f.index()].snd_una;
+  }
+  Delta base_rtt(FlowId f) const { return flows_[f.index()].base_rtt; }
+  CongestionControl& cc() { return *cc_; }
+
+  // Results.
+  size_t flow_count() const { return records_.size(); }
+  const FlowRecord& record(FlowId f) const { return records_[f.index()]; }
+  const std::vector<FlowRecord>& records() const { return records_; }
+  const TransportCounters& counters() const { return counters_; }
+  size_t active_flows() const;
+
+  // HostAgent
+  void on_host_receive(NodeId host, PacketId pkt) override;
+  PacketId pull_data(NodeId host, const EgressPort& port, Time* next_ready) override;
+  // EventHandler
+  void on_event(uint32_t kind, uint64_t arg) override;
+
+ private:
+  enum EventKind : uint32_t { kFlowStart = 0, kRto = 1 };
+  struct Sender {
+    NodeId src, dst;
+    uint64_t size = 0;
+    uint64_t snd_una = 0;
+    uint64_t snd_nxt = 0;
+    uint64_t high_sent = 0;  // highest byte ever sent (tells retransmissions apart)
+    uint64_t window_bytes = 0;
+    BitsPerSec line_rate_bps = 0;
+    BitsPerSec rate_bps = 0;
+    Time next_send;
+    Delta base_rtt;
+    TimerSlot rto;
+    uint32_t flow_hash = 0;
+    uint16_t sport = 0;
+    bool started = false;
+    bool finished = false;
+    bool hold = false;
+  };
+  struct Receiver {
+    uint64_t rcv_nxt = 0;
+    Time last_cnp = Time::never();
+    Time nak_blocked_until;
+    uint64_t last_nak_seq = UINT64_MAX;
+    uint32_t unacked_packets = 0;
+  };
+  struct HostQueues {
+    std::vector<FlowId> active;
+    size_t rr = 0;
+  };
+
+  void start_flow(FlowId f);
+  void finish_flow(FlowId f);
+  void on_data(PacketId pkt);
+  void on_ack(PacketId pkt);
+  void on_nak(PacketId pkt);
+  void send_control(const Packet& data, PacketType type, uint64_t seq);
+  bool advance_una(FlowId f, uint64_t ack_seq, const Packet& ack);
+  void kick(FlowId f) { net_.host(flows_[f.index()].src).nic().kick(); }
+
+  Network& net_;
+  NetContext& ctx_;
+  TransportConfig cfg_;
+  std::unique_ptr<CongestionControl> cc_;
+  uint32_t handler_;
+  std::vector<Sender> flows_;
+  std::vector<Receiver> receivers_;
+  std::vector<FlowRecord> records_;
+  std::vector<HostQueues> hosts_;  // by node id (switch slots stay empty)
+  TransportCounters counters_;
+  std::function<void(const FlowRecord&)> on_finish_;
+};
+
+}  // namespace rocelab

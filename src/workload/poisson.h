@@ -1,0 +1,37 @@
+// Open-loop background traffic: every host sends flows as a Poisson process with sizes drawn
+// from a flow-size CDF, the model of the HPCC/ConWeave ns-3 traffic generators.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/random.h"
+#include "sim/time.h"
+#include "workload/flow_size_cdf.h"
+#include "workload/flow_spec.h"
+
+namespace rocelab {
+
+struct PoissonParams {
+  std::vector<uint32_t> hosts;      // host node ids
+  std::vector<uint32_t> host_rack;  // rack index per entry of hosts, same length
+  BitsPerSec host_rate_bps = 0;
+  // Offered load per host as a fraction of its link: each host starts flows at rate
+  // load * host_rate_bps / (8 * mean_bytes), so its mean sending demand is load * rate.
+  // Normally in (0,1); values >= 1 are allowed for deliberate overload.
+  double load = 0;
+  Time start;
+  Time stop;  // arrivals in [start, stop)
+  // < 0: destination uniform among all other hosts; otherwise the probability that the
+  // destination is in the sender's rack (falls back to the other class if it is empty).
+  double intra_rack_fraction = -1;
+  std::string tag = "background";
+};
+
+// Flows sorted by (start, src_host). Deterministic for a given rng state. Throws
+// std::invalid_argument on inconsistent parameters.
+std::vector<FlowSpec> generate_poisson(const PoissonParams& params, const FlowSizeCdf& cdf,
+                                       RandomStream& rng);
+
+}  // namespace rocelab

@@ -1,0 +1,42 @@
+// Small networks and run helpers shared by the scenario tests.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "scenario/experiment.h"
+
+namespace rocelab::test {
+
+// host0 - sw0 - sw1 - ... - sw(n-1) - host1, link i with rates[i] (n+1 links).
+inline TopologySpec chain(const std::vector<BitsPerSec>& rates, Delta delay) {
+  TopologySpec t;
+  t.add_node(NodeKind::kHost, Layer::kHost, "a");
+  t.add_node(NodeKind::kHost, Layer::kHost, "b");
+  const uint32_t switches = static_cast<uint32_t>(rates.size()) - 1;
+  for (uint32_t s = 0; s < switches; ++s)
+    t.add_node(NodeKind::kSwitch, s == 0 || s + 1 == switches ? Layer::kEdge : Layer::kAggregation,
+               "sw" + std::to_string(s));
+  t.add_link(0, 2, rates[0], delay);
+  for (uint32_t s = 0; s + 1 < switches; ++s) t.add_link(2 + s, 3 + s, rates[s + 1], delay);
+  t.add_link(2 + switches - 1, 1, rates.back(), delay);
+  return t;
+}
+
+inline FlowSpec flow(uint32_t src, uint32_t dst, uint64_t size, Time start = Time::zero(),
+                     std::string tag = "test") {
+  return FlowSpec{src, dst, size, start, std::move(tag)};
+}
+
+// Runs to completion, drains, and asserts the model's invariants.
+inline RunStats run_checked(Experiment& exp, Time limit = Time{Delta::from_ms(200).ps}) {
+  RunStats st = exp.run(limit);
+  EXPECT_TRUE(st.all_finished) << "flows left unfinished at " << st.sim_end.us() << " us";
+  exp.drain();
+  EXPECT_EQ(exp.check_invariants(), "");
+  return st;
+}
+
+}  // namespace rocelab::test
