@@ -17,8 +17,7 @@ void BM_EventQueueHold(benchmark::State& state) {
     q.push(Time{static_cast<int64_t>(rng.below(1000000))}, 0, 0, static_cast<uint64_t>(i));
   for (auto _ : state) {
     const Event e = q.pop();
-    q.push(e.time + Delta{static_cast<int64_t>(1 + rng.below(1000000))}, e.target, e.kind,
-           e.arg);
+    q.push(e.time + Delta{static_cast<int64_t>(1 + rng.below(1000000))}, e.target, e.kind, e.arg);
   }
   state.SetItemsProcessed(state.iterations());
   state.counters["events_per_s"] =

@@ -3,9 +3,9 @@
 // Prints events/s, simulated packets per wall second, wall time and peak RSS.
 #include <sys/resource.h>
 
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <fmt/format.h>
 
 #include "scenario/experiment.h"
 #include "stats/fct_summary.h"
@@ -72,9 +72,10 @@ int main(int argc, char** argv) {
     fmt::print("data pkts/s   : {:.3e} (simulated data packets per wall second)\n",
                static_cast<double>(tc.data_packets_sent) / st.wall_s);
     fmt::print("peak RSS      : {:.1f} MB\n", static_cast<double>(ru.ru_maxrss) / 1024);
-    fmt::print("finished flows: AFCT {:.1f} us, p99 FCT {:.1f} us, mean slowdown {:.2f}, "
-               "p99 slowdown {:.2f}\n",
-               fs.afct_us, fs.p99_fct_us, fs.mean_slowdown, fs.p99_slowdown);
+    fmt::print(
+        "finished flows: AFCT {:.1f} us, p99 FCT {:.1f} us, mean slowdown {:.2f}, "
+        "p99 slowdown {:.2f}\n",
+        fs.afct_us, fs.p99_fct_us, fs.mean_slowdown, fs.p99_slowdown);
     fmt::print("PFC PAUSE     : {} frames, drops {}, ECN marks {}, CNPs {}\n",
                exp.network().counters().pause_frames, exp.network().counters().drops,
                exp.network().counters().ecn_marks, tc.cnps_sent);

@@ -53,8 +53,8 @@ TEST(Latency, OnePacketOverOneSwitch) {
 }
 
 TEST(Latency, OnePacketOverTwoSwitchesWithSlowMiddleLink) {
-  const Time t = one_packet_arrival(
-      test::chain({gbps(100), gbps(40), gbps(100)}, Delta::from_us(1)), 1000);
+  const Time t =
+      one_packet_arrival(test::chain({gbps(100), gbps(40), gbps(100)}, Delta::from_us(1)), 1000);
   EXPECT_EQ(t.ps, 86560 + 216400 + 86560 + 3 * 1000000);
 }
 
@@ -72,7 +72,8 @@ TEST(Latency, SingleMtuFlowFctIsDataPlusAckPath) {
   spec.flows = {test::flow(0, 1, 1000)};
   Experiment exp(spec);
   test::run_checked(exp);
-  EXPECT_EQ(exp.transport().record(FlowId(0)).fct().ps, 3 * (86560 + 1000000) + 3 * (6880 + 1000000));
+  EXPECT_EQ(exp.transport().record(FlowId(0)).fct().ps,
+            3 * (86560 + 1000000) + 3 * (6880 + 1000000));
 }
 
 TEST(Goodput, LoneFlowReachesLineRateTimesPayloadShare) {

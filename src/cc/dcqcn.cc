@@ -64,8 +64,7 @@ void Dcqcn::on_cnp(FlowId f, const Packet&) {
   apply(f);
   sim.arm(s.alpha_timer, now + cfg_.alpha_update_interval, handler_, kAlphaTimer, f.index());
   // The increase timer restarts from the cut (re-arming moves the pending expiry).
-  sim.arm(s.increase_timer, now + cfg_.rate_increase_interval, handler_, kIncreaseTimer,
-          f.index());
+  sim.arm(s.increase_timer, now + cfg_.rate_increase_interval, handler_, kIncreaseTimer, f.index());
 }
 
 void Dcqcn::on_packet_sent(FlowId f, const Packet& p) {

@@ -13,10 +13,10 @@
 namespace rocelab {
 
 struct NetCounters {
-  uint64_t drops = 0;               // data packets dropped by a switch MMU
+  uint64_t drops = 0;  // data packets dropped by a switch MMU
   uint64_t drop_bytes = 0;
-  uint64_t pause_frames = 0;        // XOFF frames generated, all switches
-  uint64_t resume_frames = 0;       // XON frames generated
+  uint64_t pause_frames = 0;   // XOFF frames generated, all switches
+  uint64_t resume_frames = 0;  // XON frames generated
   uint64_t ecn_marks = 0;
   std::vector<uint64_t> pause_frames_by_node;  // indexed by node id
 };

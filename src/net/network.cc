@@ -25,8 +25,8 @@ Network::Network(Simulator& sim, const TopologySpec& topo, const NetworkConfig& 
   const uint32_t quantum = cfg.wire.mtu_wire_bytes();
   auto make_port = [&](uint32_t n) {
     Node& node = *nodes_[n];
-    const size_t queues = node.kind() == NodeKind::kHost ? cfg.host_queues
-                                                         : cfg.switch_config.num_queues;
+    const size_t queues =
+        node.kind() == NodeKind::kHost ? cfg.host_queues : cfg.switch_config.num_queues;
     const PortId idx(static_cast<uint16_t>(node.port_count()));
     return node.add_port(std::make_unique<EgressPort>(sim, pool_, node, idx, queues, quantum));
   };

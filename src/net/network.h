@@ -44,7 +44,9 @@ class Network {
   const std::vector<NodeId>& hosts() const { return hosts_; }
   const std::vector<NodeId>& switches() const { return switches_; }
   // Line rate of a host's NIC.
-  BitsPerSec host_rate_bps(NodeId host) const { return nodes_[host.index()]->port(PortId(0)).rate_bps(); }
+  BitsPerSec host_rate_bps(NodeId host) const {
+    return nodes_[host.index()]->port(PortId(0)).rate_bps();
+  }
 
   void set_host_agent(HostAgent* agent);
   // Installs the load balancer `make` returns for each switch (nullptr keeps ECMP hashing).

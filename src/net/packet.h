@@ -18,18 +18,20 @@ enum class PacketType : uint8_t {
   kControl  // scheme-owned control message (probes, CNM, ...); meaning in scheme_tag
 };
 
-constexpr bool is_control(PacketType t) { return t != PacketType::kData; }
+constexpr bool is_control(PacketType t) {
+  return t != PacketType::kData;
+}
 
 struct Packet {
   PacketType type = PacketType::kData;
-  Priority priority = 0;     // 802.1p class of the data; control frames use the control queue
+  Priority priority = 0;  // 802.1p class of the data; control frames use the control queue
   bool ecn_capable = true;
-  bool ecn_ce = false;       // congestion experienced (set by RED marking)
-  bool pfc_xoff = false;     // kPause: true = XOFF (pause), false = XON (resume)
-  Priority pfc_priority = 0; // kPause: the class paused or resumed
+  bool ecn_ce = false;        // congestion experienced (set by RED marking)
+  bool pfc_xoff = false;      // kPause: true = XOFF (pause), false = XON (resume)
+  Priority pfc_priority = 0;  // kPause: the class paused or resumed
   bool source_routed = false;
   uint8_t hop_count = 0;
-  PortId ingress_port;       // port it arrived on at the current switch (for MMU release)
+  PortId ingress_port;  // port it arrived on at the current switch (for MMU release)
 
   uint32_t wire_bytes = 0;     // bytes serialized on the link (headers + payload + phy)
   uint32_t payload_bytes = 0;  // RDMA payload carried (data only)
@@ -37,7 +39,7 @@ struct Packet {
   NodeId src;  // sending host
   NodeId dst;  // receiving host
   FlowId flow;
-  uint64_t seq = 0;  // data: offset of the first payload byte; ack/nak: cumulative ack
+  uint64_t seq = 0;        // data: offset of the first payload byte; ack/nak: cumulative ack
   uint32_t flow_hash = 0;  // hash of the 5-tuple, computed once at the NIC
   uint16_t sport = 0;
   uint16_t dport = 4791;  // RoCEv2 UDP port
@@ -45,7 +47,7 @@ struct Packet {
   PathId path;               // explicit end-to-end path (with source_routed)
   uint32_t path_digits = 0;  // remaining mixed-radix hop choices of `path`
 
-  Time sent_time;       // departure from the sender NIC (data); echoed in ACK/NAK
+  Time sent_time;                   // departure from the sender NIC (data); echoed in ACK/NAK
   uint64_t scheme_tag[2] = {0, 0};  // for the running LB/CC (e.g. timestamps, feedback)
 };
 

@@ -51,8 +51,8 @@ uint32_t TopologySpec::find(const std::string& name) const {
 
 TopologySpec leaf_spine(const LeafSpineParams& p) {
   TopologySpec t;
-  t.description = "leaf-spine " + std::to_string(p.leaves) + "x" + std::to_string(p.spines) +
-                  ", " + std::to_string(p.hosts_per_leaf) + " hosts/leaf";
+  t.description = "leaf-spine " + std::to_string(p.leaves) + "x" + std::to_string(p.spines) + ", " +
+                  std::to_string(p.hosts_per_leaf) + " hosts/leaf";
   for (uint32_t l = 0; l < p.leaves; ++l)
     for (uint32_t h = 0; h < p.hosts_per_leaf; ++h)
       t.add_node(NodeKind::kHost, Layer::kHost, fmt::format("h{}", l * p.hosts_per_leaf + h));

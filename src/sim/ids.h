@@ -19,13 +19,13 @@ struct StrongId {
   constexpr auto operator<=>(const StrongId&) const = default;
 };
 
-using NodeId = StrongId<struct NodeTag>;      // host or switch
+using NodeId = StrongId<struct NodeTag>;            // host or switch
 using PortId = StrongId<struct PortTag, uint16_t>;  // port index within one node
-using FlowId = StrongId<struct FlowTag>;      // dense, global
-using PathId = StrongId<struct PathTag>;      // end-to-end path between two edge switches
-using LinkId = StrongId<struct LinkTag>;      // one direction of a cable
-using PacketId = StrongId<struct PacketTag>;  // index into the packet pool
-using Priority = uint8_t;                     // 802.1p class, 0..7
+using FlowId = StrongId<struct FlowTag>;            // dense, global
+using PathId = StrongId<struct PathTag>;            // end-to-end path between two edge switches
+using LinkId = StrongId<struct LinkTag>;            // one direction of a cable
+using PacketId = StrongId<struct PacketTag>;        // index into the packet pool
+using Priority = uint8_t;                           // 802.1p class, 0..7
 
 }  // namespace rocelab
 

@@ -5,7 +5,9 @@
 namespace rocelab {
 
 namespace {
-constexpr uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+constexpr uint64_t rotl(uint64_t x, int k) {
+  return (x << k) | (x >> (64 - k));
+}
 }  // namespace
 
 RandomStream::RandomStream(uint64_t seed, std::string_view name, uint64_t index) {
@@ -25,7 +27,9 @@ uint64_t RandomStream::next_u64() {
   return result;
 }
 
-double RandomStream::uniform() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
+double RandomStream::uniform() {
+  return static_cast<double>(next_u64() >> 11) * 0x1.0p-53;
+}
 
 uint64_t RandomStream::below(uint64_t n) {
   const unsigned __int128 m = static_cast<unsigned __int128>(next_u64()) * n;
@@ -44,6 +48,8 @@ double RandomStream::normal(double mean, double stddev) {
   return mean + stddev * std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
 }
 
-double RandomStream::lognormal(double mu, double sigma) { return std::exp(normal(mu, sigma)); }
+double RandomStream::lognormal(double mu, double sigma) {
+  return std::exp(normal(mu, sigma));
+}
 
 }  // namespace rocelab

@@ -15,7 +15,9 @@ struct Delta {
   static constexpr Delta from_ns(int64_t v) { return Delta{v * 1000}; }
   static constexpr Delta from_us(int64_t v) { return Delta{v * 1000 * 1000}; }
   static constexpr Delta from_ms(int64_t v) { return Delta{v * 1000 * 1000 * 1000}; }
-  static constexpr Delta from_seconds(double s) { return Delta{static_cast<int64_t>(s * 1e12 + 0.5)}; }
+  static constexpr Delta from_seconds(double s) {
+    return Delta{static_cast<int64_t>(s * 1e12 + 0.5)};
+  }
   static constexpr Delta zero() { return Delta{0}; }
   static constexpr Delta max() { return Delta{std::numeric_limits<int64_t>::max() / 4}; }
 
@@ -61,8 +63,12 @@ struct Time {
 // Rates are integer bits per second; 400 Gb/s and below give exact picoseconds per byte.
 using BitsPerSec = int64_t;
 
-constexpr BitsPerSec gbps(int64_t g) { return g * 1000 * 1000 * 1000; }
-constexpr BitsPerSec mbps(int64_t m) { return m * 1000 * 1000; }
+constexpr BitsPerSec gbps(int64_t g) {
+  return g * 1000 * 1000 * 1000;
+}
+constexpr BitsPerSec mbps(int64_t m) {
+  return m * 1000 * 1000;
+}
 
 // Serialization time of `bytes` at `rate_bps`, rounded up to the next picosecond.
 constexpr Delta serialization_delay(int64_t bytes, BitsPerSec rate_bps) {

@@ -29,7 +29,8 @@ double slowdown(const FctSample& s) {
 
 double percentile(std::vector<double> values, double p) {
   if (values.empty()) return 0;
-  const size_t rank = static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(values.size())));
+  const size_t rank =
+      static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(values.size())));
   const size_t idx = rank == 0 ? 0 : rank - 1;
   std::nth_element(values.begin(), values.begin() + static_cast<long>(idx), values.end());
   return values[idx];

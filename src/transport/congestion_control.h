@@ -16,7 +16,7 @@ class RdmaTransport;
 struct AckEvent {
   uint64_t newly_acked_bytes = 0;
   uint64_t snd_una = 0;
-  Delta rtt;              // now - departure time of the acked packet
+  Delta rtt;  // now - departure time of the acked packet
   const Packet* ack = nullptr;
 };
 

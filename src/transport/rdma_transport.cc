@@ -16,7 +16,9 @@ RdmaTransport::RdmaTransport(Network& net, const TransportConfig& cfg,
   cc_->attach(*this);
 }
 
-RdmaTransport::~RdmaTransport() { net_.set_host_agent(nullptr); }
+RdmaTransport::~RdmaTransport() {
+  net_.set_host_agent(nullptr);
+}
 
 FlowId RdmaTransport::add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time start,
                                uint16_t tag) {
@@ -29,8 +31,8 @@ FlowId RdmaTransport::add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time
   s.rate_bps = s.line_rate_bps;
   // Source port from the flow id, as the ns-3 simulators give each QP its own port.
   s.sport = static_cast<uint16_t>(10000 + f.index() % 50000);
-  s.flow_hash = static_cast<uint32_t>(mix64((uint64_t{src.index()} << 40) ^
-                                            (uint64_t{dst.index()} << 16) ^ s.sport));
+  s.flow_hash = static_cast<uint32_t>(
+      mix64((uint64_t{src.index()} << 40) ^ (uint64_t{dst.index()} << 16) ^ s.sport));
   // Base RTT: one MTU data frame there and one ACK back on the default path, with
   // store-and-forward serialization at every hop, minus the NIC's own serialization of the
   // data frame (counted in the wire bytes / line rate term of the ideal FCT).
@@ -48,8 +50,9 @@ FlowId RdmaTransport::add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time
   r.size_bytes = size_bytes;
   r.start = start;
   r.tag = tag;
-  r.ideal_fct = s.base_rtt + serialization_delay(static_cast<int64_t>(w.message_wire_bytes(size_bytes)),
-                                                 std::min(s.line_rate_bps, net_.bottleneck_rate_bps(src, dst)));
+  r.ideal_fct = s.base_rtt +
+                serialization_delay(static_cast<int64_t>(w.message_wire_bytes(size_bytes)),
+                                    std::min(s.line_rate_bps, net_.bottleneck_rate_bps(src, dst)));
   records_.push_back(r);
   net_.sim().schedule(start, handler_, kFlowStart, f.index());
   return f;
@@ -68,8 +71,8 @@ void RdmaTransport::set_rate(FlowId f, BitsPerSec rate_bps) {
   // A faster rate shortens the current pacing gap proportionally.
   if (s.rate_bps > old && s.next_send > sim().now()) {
     const Delta left = s.next_send - sim().now();
-    s.next_send = sim().now() + Delta{static_cast<int64_t>(
-                                    static_cast<__int128>(left.ps) * old / s.rate_bps)};
+    s.next_send = sim().now() +
+                  Delta{static_cast<int64_t>(static_cast<__int128>(left.ps) * old / s.rate_bps)};
     if (s.started && !s.finished) kick(f);
   }
 }

@@ -32,7 +32,7 @@ struct FlowRecord {
 
 struct TransportCounters {
   uint64_t data_packets_sent = 0;
-  uint64_t payload_bytes_sent = 0;       // including retransmissions
+  uint64_t payload_bytes_sent = 0;  // including retransmissions
   uint64_t retransmitted_bytes = 0;
   uint64_t payload_bytes_delivered = 0;  // in order, to the receiving application
   uint64_t acks_sent = 0;
@@ -66,6 +66,8 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   uint64_t inflight_bytes(FlowId f) const {
     return flows_[f.index()].snd_nxt - flows_[f.index()].snd_una;
   }
+  // In-order payload bytes the receiver of `f` has delivered so far.
+  uint64_t delivered_bytes(FlowId f) const { return receivers_[f.index()].rcv_nxt; }
   Delta base_rtt(FlowId f) const { return flows_[f.index()].base_rtt; }
   CongestionControl& cc() { return *cc_; }
 

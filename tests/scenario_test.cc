@@ -1,0 +1,211 @@
+// Whole-scenario properties: determinism, invariants under load for every scheme
+// combination, load-balancer behaviour, and zero allocation in the steady state.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+#include <set>
+
+#include "cc/cc_registry.h"
+#include "lb/lb_registry.h"
+#include "lb/letflow.h"
+#include "test_util.h"
+#include "workload/flow_size_cdf.h"
+#include "workload/poisson.h"
+
+// Counts heap allocations made by this test binary (not under sanitizers, which own new).
+#if !defined(__SANITIZE_ADDRESS__)
+// The replacement pair is malloc/free on purpose; GCC cannot see that new maps to malloc.
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+namespace {
+std::atomic<uint64_t> g_allocations{0};
+}
+void* operator new(size_t n) {
+  ++g_allocations;
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, size_t) noexcept {
+  std::free(p);
+}
+#define ROCELAB_COUNTS_ALLOCATIONS 1
+#endif
+
+namespace rocelab {
+namespace {
+
+ExperimentSpec loaded_leaf_spine(const std::string& lb, const std::string& cc, uint64_t seed) {
+  ExperimentSpec spec;
+  LeafSpineParams ls;
+  ls.leaves = 4;
+  ls.spines = 4;
+  ls.hosts_per_leaf = 8;
+  spec.topology = leaf_spine(ls);
+  spec.network.seed = seed;
+  spec.network.switch_config.buffer_bytes = 4 * 1000 * 1000;
+  spec.lb = lb;
+  spec.cc = cc;
+  const FlowSizeCdf cdf =
+      FlowSizeCdf::load(std::string(ROCELAB_SHARED_DIR) + "/workloads/fb_webserver.cdf");
+  PoissonParams pp;
+  for (uint32_t h : spec.topology.hosts()) {
+    pp.hosts.push_back(h);
+    pp.host_rack.push_back(h / ls.hosts_per_leaf);
+  }
+  pp.host_rate_bps = ls.host_rate_bps;
+  pp.load = 0.6;
+  pp.start = Time::zero();
+  pp.stop = Time{Delta::from_us(300).ps};
+  RandomStream rng(seed, "workload");
+  spec.flows = generate_poisson(pp, cdf, rng);
+  // An incast on top, so that PFC is exercised.
+  for (uint32_t i = 8; i < 24; ++i)
+    spec.flows.push_back(test::flow(i, 0, 200 * 1000, Time{Delta::from_us(100).ps}, "incast"));
+  return spec;
+}
+
+class EveryScheme : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
+
+TEST_P(EveryScheme, InvariantsHoldUnderLoadAndIncast) {
+  const auto& [lb, cc] = GetParam();
+  Experiment exp(loaded_leaf_spine(lb, cc, 11));
+  test::run_checked(exp, Time{Delta::from_ms(500).ps});
+  EXPECT_GT(exp.transport().flow_count(), 100u);
+}
+
+INSTANTIATE_TEST_SUITE_P(LbCc, EveryScheme,
+                         ::testing::Combine(::testing::Values("ecmp", "rps", "letflow"),
+                                            ::testing::Values("none", "dcqcn")));
+
+TEST(Determinism, SameSeedSameFlowResults) {
+  auto run = [](uint64_t seed) {
+    Experiment exp(loaded_leaf_spine("letflow", "dcqcn", seed));
+    exp.run(Time{Delta::from_ms(500).ps});
+    std::vector<int64_t> out;
+    for (const FlowRecord& r : exp.transport().records()) out.push_back(r.finish.ps);
+    out.push_back(static_cast<int64_t>(exp.sim().events_processed()));
+    return out;
+  };
+  const auto a = run(5), b = run(5), c = run(6);
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+}
+
+TEST(LoadBalancing, EcmpPinsAFlowRpsSpreadsIt) {
+  auto spine_bytes = [](const std::string& lb) {
+    ExperimentSpec spec;
+    LeafSpineParams ls;
+    ls.leaves = 2;
+    ls.spines = 4;
+    ls.hosts_per_leaf = 1;
+    spec.topology = leaf_spine(ls);
+    spec.lb = lb;
+    spec.flows = {test::flow(0, 1, 4 * 1000 * 1000)};
+    Experiment exp(spec);
+    test::run_checked(exp);
+    std::vector<uint64_t> bytes;
+    Switch& leaf0 = exp.network().switch_at(NodeId(spec.topology.find("leaf0")));
+    for (PortId p :
+         exp.network().routing().next_hops(leaf0.id().index(), spec.topology.find("leaf1")))
+      bytes.push_back(leaf0.port(p).counters().tx_data_bytes);
+    return bytes;
+  };
+  const auto ecmp = spine_bytes("ecmp");
+  EXPECT_EQ(std::count_if(ecmp.begin(), ecmp.end(), [](uint64_t b) { return b > 0; }), 1);
+  const auto rps = spine_bytes("rps");
+  const double total = static_cast<double>(rps[0] + rps[1] + rps[2] + rps[3]);
+  for (uint64_t b : rps) EXPECT_NEAR(static_cast<double>(b) / total, 0.25, 0.02);
+}
+
+TEST(LoadBalancing, LetFlowBackToBackFlowIsOneFlowlet) {
+  ExperimentSpec spec;
+  LeafSpineParams ls;
+  ls.leaves = 2;
+  ls.spines = 4;
+  ls.hosts_per_leaf = 1;
+  spec.topology = leaf_spine(ls);
+  spec.lb = "letflow";
+  spec.flows = {test::flow(0, 1, 2 * 1000 * 1000)};
+  Experiment exp(spec);
+  test::run_checked(exp);
+  EXPECT_EQ(exp.transport().counters().out_of_order_packets, 0u);
+  Switch& leaf0 = exp.network().switch_at(NodeId(spec.topology.find("leaf0")));
+  int used = 0;
+  for (PortId p :
+       exp.network().routing().next_hops(leaf0.id().index(), spec.topology.find("leaf1")))
+    used += leaf0.port(p).counters().tx_data_bytes > 0;
+  EXPECT_EQ(used, 1);
+}
+
+// Advances a simulator's clock by scheduling a no-op event.
+struct Tick : EventHandler {
+  void on_event(uint32_t, uint64_t) override {}
+};
+
+TEST(LoadBalancing, LetFlowRepicksOnlyAfterTheFlowletTimeout) {
+  LeafSpineParams ls;
+  ls.leaves = 2;
+  ls.spines = 4;
+  ls.hosts_per_leaf = 1;
+  const TopologySpec t = leaf_spine(ls);
+  Simulator sim;
+  Network net(sim, t, NetworkConfig{});
+  Switch& leaf0 = net.switch_at(NodeId(t.find("leaf0")));
+  const auto hops = net.routing().next_hops(leaf0.id().index(), t.find("leaf1"));
+  LetFlow lf;  // 50 us timeout
+  Tick tick;
+  const uint32_t tick_id = sim.add_handler(&tick);
+  const PacketId pkt = net.context().alloc_packet();
+  net.context().pkt(pkt).flow_hash = 1234;
+  auto choice_at = [&](Delta t_since_start) {
+    sim.schedule(Time::zero() + t_since_start, tick_id, 0);
+    sim.run_until(Time::zero() + t_since_start);
+    return lf.choose_egress(leaf0, pkt, hops).index();
+  };
+  std::set<uint16_t> within, across;
+  const uint16_t first = choice_at(Delta::zero());
+  for (int i = 1; i <= 100; ++i) within.insert(choice_at(Delta::from_us(40) * i));
+  EXPECT_EQ(within, std::set<uint16_t>{first}) << "gaps of 40 us < 50 us keep the flowlet";
+  for (int i = 1; i <= 100; ++i) across.insert(choice_at(Delta::from_us(4000 + 60 * i)));
+  EXPECT_GT(across.size(), 2u) << "gaps of 60 us start new flowlets on random next hops";
+  EXPECT_EQ(lf.flowlets_started(), 101u);
+  net.context().free_packet(pkt);
+}
+
+TEST(Registry, ListsTheFirstSchemes) {
+  const auto lbs = lb_registry().names();
+  const auto ccs = cc_registry().names();
+  EXPECT_EQ(std::set<std::string>(lbs.begin(), lbs.end()),
+            (std::set<std::string>{"ecmp", "letflow", "rps"}));
+  EXPECT_EQ(std::set<std::string>(ccs.begin(), ccs.end()),
+            (std::set<std::string>{"dcqcn", "none"}));
+}
+
+#ifdef ROCELAB_COUNTS_ALLOCATIONS
+TEST(Performance, NoAllocationInTheSteadyState) {
+  ExperimentSpec spec;
+  LeafSpineParams ls;
+  ls.leaves = 2;
+  ls.spines = 2;
+  ls.hosts_per_leaf = 4;
+  spec.topology = leaf_spine(ls);
+  spec.lb = "rps";
+  spec.cc = "dcqcn";
+  for (uint32_t i = 0; i < 4; ++i) spec.flows.push_back(test::flow(i, 4 + (i + 1) % 4, 1u << 30));
+  spec.flows.push_back(test::flow(5, 4, 1u << 30));  // 2-to-1 on host 4: queues, ECN, CNPs
+  Experiment exp(spec);
+  exp.run(Time{Delta::from_ms(2).ps});  // warm-up: pools, rings and the heap reach size
+  const uint64_t before = g_allocations.load();
+  const uint64_t events_before = exp.sim().events_processed();
+  exp.run(Time{Delta::from_ms(4).ps});
+  EXPECT_GT(exp.sim().events_processed() - events_before, 100000u);
+  EXPECT_EQ(g_allocations.load() - before, 0u);
+}
+#endif
+
+}  // namespace
+}  // namespace rocelab
