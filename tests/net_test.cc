@@ -170,6 +170,26 @@ TEST(Routing, FlbFatTreeHas36PathsAcrossPods) {
   EXPECT_EQ(seen.size(), 36u);
 }
 
+TEST(Routing, AsymmetricPathsKeepEqualCostNextHopsButDifferentRates) {
+  LeafSpineParams ls;
+  ls.leaves = 2;
+  ls.spines = 8;
+  ls.hosts_per_leaf = 1;
+  ls.fabric_rate_bps = gbps(40);
+  TopologySpec t = leaf_spine(ls);
+  EXPECT_EQ(t.set_link_rate("leaf0", "spine0", gbps(25)), 1);
+  EXPECT_EQ(t.set_link_rate("spine0", "leaf1", gbps(25)), 1);
+  Simulator sim;
+  Network net(sim, t, NetworkConfig{});
+  const auto hops = net.routing().next_hops(t.find("leaf0"), t.find("leaf1"));
+  ASSERT_EQ(hops.size(), 8u);
+  Switch& leaf0 = net.switch_at(NodeId(t.find("leaf0")));
+  EXPECT_EQ(leaf0.port(hops[0]).rate_bps(), gbps(25));
+  EXPECT_EQ(leaf0.port(hops[1]).rate_bps(), gbps(40));
+  // Path 0 (via spine0) is the default route: its bottleneck is the slow link.
+  EXPECT_EQ(net.bottleneck_rate_bps(NodeId(0), NodeId(1)), gbps(25));
+}
+
 TEST(Routing, FlbTestbedHasThreePaths) {
   const TopologySpec t = flb_testbed(gbps(40), Delta::from_us(1));
   Simulator sim;

@@ -29,6 +29,18 @@ void TopologySpec::add_link(uint32_t a, uint32_t b, BitsPerSec rate_bps, Delta d
   links.push_back(LinkSpec{a, b, rate_bps, delay});
 }
 
+int TopologySpec::set_link_rate(const std::string& a, const std::string& b, BitsPerSec rate_bps) {
+  const uint32_t na = find(a), nb = find(b);
+  int changed = 0;
+  for (LinkSpec& l : links) {
+    if ((l.a == na && l.b == nb) || (l.a == nb && l.b == na)) {
+      l.rate_bps = rate_bps;
+      ++changed;
+    }
+  }
+  return changed;
+}
+
 std::vector<uint32_t> TopologySpec::hosts() const {
   std::vector<uint32_t> out;
   for (uint32_t i = 0; i < nodes.size(); ++i)

@@ -36,6 +36,9 @@ struct TopologySpec {
 
   uint32_t add_node(NodeKind kind, Layer layer, std::string name);
   void add_link(uint32_t a, uint32_t b, BitsPerSec rate_bps, Delta delay);
+  // Changes the rate of every link between the two named nodes (asymmetric fabrics);
+  // returns how many links changed.
+  int set_link_rate(const std::string& a, const std::string& b, BitsPerSec rate_bps);
   std::vector<uint32_t> hosts() const;
   std::vector<uint32_t> switches() const;
   uint32_t find(const std::string& name) const;  // throws when absent

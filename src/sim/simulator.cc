@@ -41,7 +41,7 @@ bool Simulator::timer_fired(TimerSlot& slot, uint64_t arg, uint32_t target, uint
 void Simulator::run_until(Time until) {
   stop_requested_ = false;
   while (!queue_.empty() && !stop_requested_) {
-    if (queue_.top().time > until) break;
+    if (queue_.top_time() > until) break;
     const Event e = queue_.pop();
     now_ = e.time;
     ++events_processed_;
