@@ -22,6 +22,8 @@ void EgressPort::connect(Node* peer, PortId peer_port, BitsPerSec rate_bps, Delt
   peer_port_ = peer_port;
   rate_bps_ = rate_bps;
   delay_ = delay;
+  constexpr int64_t kBitPsPerByte = 8 * 1000000000000LL;
+  ps_per_byte_ = kBitPsPerByte % rate_bps == 0 ? kBitPsPerByte / rate_bps : 0;
 }
 
 size_t EgressPort::queued_packets() const {
@@ -125,7 +127,7 @@ void EgressPort::start_transmission(PacketId pkt) {
   ++counters_.tx_packets;
   counters_.tx_bytes += p.wire_bytes;
   if (p.type == PacketType::kData) counters_.tx_data_bytes += p.wire_bytes;
-  sim_.schedule_in(serialization_delay(p.wire_bytes, rate_bps_), handler_, kTxDone);
+  sim_.schedule_in(tx_time(p.wire_bytes), handler_, kTxDone);
 }
 
 void EgressPort::on_event(uint32_t kind, uint64_t arg) {

@@ -46,6 +46,10 @@ class EgressPort final : public EventHandler {
   uint32_t paused_mask() const { return paused_mask_; }  // first 32 queues
 
   BitsPerSec rate_bps() const { return rate_bps_; }
+  // Serialization time of `bytes` on this link (a multiply for the usual rates).
+  Delta tx_time(int64_t bytes) const {
+    return ps_per_byte_ ? Delta{bytes * ps_per_byte_} : serialization_delay(bytes, rate_bps_);
+  }
   Delta delay() const { return delay_; }
   Node* peer() const { return peer_; }
   PortId peer_port() const { return peer_port_; }
@@ -90,6 +94,7 @@ class EgressPort final : public EventHandler {
   Node* peer_ = nullptr;
   PortId peer_port_;
   BitsPerSec rate_bps_ = 0;
+  int64_t ps_per_byte_ = 0;  // exact picoseconds per byte, 0 when the rate has none
   Delta delay_;
 
   Ring<PacketId> control_queue_;

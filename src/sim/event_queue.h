@@ -78,7 +78,7 @@ class EventQueue {
     uint32_t kind;
     uint64_t arg;
   };
-  static constexpr size_t kArity = 4;
+  static constexpr size_t kArity = 4;  // sift_down's tournament assumes four
   static bool before(Key a, Key b) { return a < b; }
   [[noreturn]] static void overflow() {
     std::fprintf(stderr, "rocelab: more than 2^24 events pending at once\n");
@@ -101,16 +101,25 @@ class EventQueue {
   void sift_down(size_t i) {
     const size_t n = heap_.size();
     const Key e = heap_[i];
+    Key* h = heap_.data();
     for (;;) {
       const size_t first = i * kArity + 1;
-      if (first >= n) break;
-      size_t best = first;
-      const size_t last = first + kArity < n ? first + kArity : n;
-      for (size_t c = first + 1; c < last; ++c) best = before(heap_[c], heap_[best]) ? c : best;
-      heap_[i] = heap_[best];
+      size_t best;
+      if (first + kArity <= n) {
+        // Full node: a branch-free tournament among the four children.
+        const size_t a = h[first + 1] < h[first] ? first + 1 : first;
+        const size_t b = h[first + 3] < h[first + 2] ? first + 3 : first + 2;
+        best = h[b] < h[a] ? b : a;
+      } else if (first < n) {
+        best = first;
+        for (size_t c = first + 1; c < n; ++c) best = h[c] < h[best] ? c : best;
+      } else {
+        break;
+      }
+      h[i] = h[best];
       i = best;
     }
-    heap_[i] = e;
+    h[i] = e;
     sift_up(i);
   }
 

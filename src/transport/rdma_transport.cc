@@ -172,7 +172,9 @@ PacketId RdmaTransport::pull_data(NodeId host, const EgressPort& port, Time* nex
     if (s.snd_nxt < s.high_sent) counters_.retransmitted_bytes += payload;
     s.snd_nxt += payload;
     s.high_sent = std::max(s.high_sent, s.snd_nxt);
-    s.next_send = now + serialization_delay(p.wire_bytes, s.rate_bps);
+    s.next_send =
+        now + (s.rate_bps == port.rate_bps() ? port.tx_time(p.wire_bytes)
+                                             : serialization_delay(p.wire_bytes, s.rate_bps));
     cc_->on_packet_sent(f, p);
     return id;
   }
