@@ -5,13 +5,13 @@
 
 namespace rocelab {
 
-const Registry<CcFactory>& cc_registry() {
-  static const Registry<CcFactory> registry = [] {
-    Registry<CcFactory> r;
+const Registry<CcConfigFactory>& cc_registry() {
+  static const Registry<CcConfigFactory> registry = [] {
+    Registry<CcConfigFactory> r;
     r.add("none", "no congestion control: line rate, PFC is the only brake",
-          [] { return std::make_unique<NoCongestionControl>(); });
+          [] { return std::make_unique<NoCongestionControlConfig>(); });
     r.add("dcqcn", "DCQCN reaction point (Zhu et al., SIGCOMM'15) with ECN marking and CNPs",
-          [] { return std::make_unique<Dcqcn>(); });
+          [] { return std::make_unique<DcqcnSchemeConfig>(); });
     return r;
   }();
   return registry;

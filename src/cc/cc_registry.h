@@ -9,7 +9,7 @@
 
 namespace rocelab {
 
-using CcFactory = std::function<std::unique_ptr<CongestionControl>()>;
-const Registry<CcFactory>& cc_registry();
+using CcConfigFactory = std::function<std::unique_ptr<CcConfig>()>;
+const Registry<CcConfigFactory>& cc_registry();
 
 }  // namespace rocelab

@@ -6,6 +6,29 @@
 
 namespace rocelab {
 
+void DcqcnSchemeConfig::describe(ParamVisitor& v) {
+  v.real("g", cfg.g, 0, 1, "alpha gain (1/256: DCQCN paper, htsim, ns3-rdma)");
+  v.real("initial_alpha", cfg.initial_alpha, 0, 1, "alpha of a new flow (1: first CNP halves)");
+  v.duration("alpha_update_interval", cfg.alpha_update_interval, Delta::from_ns(1), Delta::max(),
+             "K: alpha decays when no CNP came for this long (55 us)");
+  v.duration("rate_increase_interval", cfg.rate_increase_interval, Delta::from_ns(1), Delta::max(),
+             "T: rate-increase timer (55 us; HPCC ns-3 RP_TIMER 300-900 us)");
+  v.bytes("byte_counter", cfg.byte_counter_bytes, 1, kNoLimit,
+          "B: bytes between byte-counter increases (10 MB)");
+  v.count("fast_recovery_steps", cfg.fast_recovery_steps, 0, 1000, "F (5)");
+  v.rate("rate_ai", cfg.rate_ai_bps, 1, gbps(10000), "additive increase step (40 Mb/s)");
+  v.rate("rate_hai", cfg.rate_hai_bps, 1, gbps(10000), "hyper increase step (200 Mb/s)");
+  v.rate("min_rate", cfg.min_rate_bps, 1, gbps(10000), "rate floor (100 Mb/s)");
+  v.duration("min_cut_interval", cfg.min_cut_interval, Delta::zero(), Delta::max(),
+             "cuts closer than this merge (0; HPCC/ConWeave ns-3 use 4 us)");
+  v.flag("alpha_on_timer_only", cfg.alpha_on_timer_only,
+         "alpha moves only on its timer, as the ns-3 simulators' Mellanox model (false)");
+}
+
+std::unique_ptr<CongestionControl> DcqcnSchemeConfig::build() const {
+  return std::make_unique<Dcqcn>(cfg);
+}
+
 class Dcqcn::TimerHandler final : public EventHandler {
  public:
   explicit TimerHandler(Dcqcn& owner) : owner_(owner) {}
@@ -56,8 +79,10 @@ void Dcqcn::on_cnp(FlowId f, const Packet&) {
   s.last_cut = now;
   s.rt = s.rc;
   s.rc = static_cast<BitsPerSec>(static_cast<double>(s.rc) * (1.0 - s.alpha / 2));
-  s.alpha = (1 - cfg_.g) * s.alpha + cfg_.g;
-  s.cnp_since_alpha_update = false;
+  if (!cfg_.alpha_on_timer_only) {
+    s.alpha = (1 - cfg_.g) * s.alpha + cfg_.g;
+    s.cnp_since_alpha_update = false;
+  }
   s.timer_stage = 0;
   s.byte_stage = 0;
   s.bytes_since_increase = 0;
@@ -71,7 +96,7 @@ void Dcqcn::on_packet_sent(FlowId f, const Packet& p) {
   State& s = state_[f.index()];
   if (s.rc >= transport_->line_rate_bps(f) && s.rt >= s.rc) return;  // nothing to recover
   s.bytes_since_increase += p.wire_bytes;
-  if (s.bytes_since_increase >= cfg_.byte_counter_bytes) {
+  if (s.bytes_since_increase >= static_cast<uint64_t>(cfg_.byte_counter_bytes)) {
     s.bytes_since_increase = 0;
     ++s.byte_stage;
     increase(f);
@@ -103,7 +128,11 @@ void Dcqcn::on_timer(uint32_t kind, uint64_t arg) {
   if (kind == kAlphaTimer) {
     if (!sim.timer_fired(s.alpha_timer, arg, handler_, kAlphaTimer) || !s.active) return;
     // DCQCN §3.1 Eq. 3: without a CNP for K, alpha decays.
-    if (!s.cnp_since_alpha_update) s.alpha = (1 - cfg_.g) * s.alpha;
+    if (!s.cnp_since_alpha_update) {
+      s.alpha = (1 - cfg_.g) * s.alpha;
+    } else if (cfg_.alpha_on_timer_only) {
+      s.alpha = (1 - cfg_.g) * s.alpha + cfg_.g;
+    }
     s.cnp_since_alpha_update = false;
     if (s.alpha > 1e-6 || s.rc < transport_->line_rate_bps(f))
       sim.arm(s.alpha_timer, sim.now() + cfg_.alpha_update_interval, handler_, kAlphaTimer,

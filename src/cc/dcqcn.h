@@ -20,7 +20,7 @@ struct DcqcnConfig {
   double initial_alpha = 1.0;                         // first CNP halves the rate (htsim _alpha)
   Delta alpha_update_interval = Delta::from_us(55);   // K (htsim _cc_update_period)
   Delta rate_increase_interval = Delta::from_us(55);  // T (htsim _cc_update_period)
-  uint64_t byte_counter_bytes = 10 * 1000 * 1000;     // B (htsim _B)
+  int64_t byte_counter_bytes = 10 * 1000 * 1000;      // B (htsim _B)
   uint32_t fast_recovery_steps = 5;                   // F (htsim _F; ns3-rdma FastRecoveryTimes)
   BitsPerSec rate_ai_bps = mbps(40);                  // R_AI (ns3-rdma config RATE_AI)
   BitsPerSec rate_hai_bps = mbps(200);                // R_HAI (ns3-rdma config RATE_HAI)
@@ -28,6 +28,17 @@ struct DcqcnConfig {
   // Cuts closer together than this are merged (CNPs still update alpha); 0 = every CNP.
   // HPCC/ConWeave ns-3 use 4 us (RATE_DECREASE_INTERVAL).
   Delta min_cut_interval = Delta::zero();
+  // Mellanox NIC model of the HPCC/ConWeave ns-3 simulators: alpha changes only when the
+  // alpha timer fires ((1-g) alpha + g if a CNP came in the period, else (1-g) alpha),
+  // not at each CNP as in the DCQCN paper's equations.
+  bool alpha_on_timer_only = false;
+};
+
+class DcqcnSchemeConfig final : public CcConfig {
+ public:
+  void describe(ParamVisitor& v) override;
+  std::unique_ptr<CongestionControl> build() const override;
+  DcqcnConfig cfg;
 };
 
 class Dcqcn final : public CongestionControl {

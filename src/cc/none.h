@@ -8,4 +8,11 @@ namespace rocelab {
 
 class NoCongestionControl final : public CongestionControl {};
 
+class NoCongestionControlConfig final : public CcConfig {
+ public:
+  std::unique_ptr<CongestionControl> build() const override {
+    return std::make_unique<NoCongestionControl>();
+  }
+};
+
 }  // namespace rocelab

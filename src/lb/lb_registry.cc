@@ -6,15 +6,23 @@
 
 namespace rocelab {
 
-const Registry<LbFactory>& lb_registry() {
-  static const Registry<LbFactory> registry = [] {
-    Registry<LbFactory> r;
+namespace {
+template <class Lb>
+class StatelessConfig final : public LbConfig {
+ public:
+  std::unique_ptr<LoadBalancer> build(Switch&) const override { return std::make_unique<Lb>(); }
+};
+}  // namespace
+
+const Registry<LbConfigFactory>& lb_registry() {
+  static const Registry<LbConfigFactory> registry = [] {
+    Registry<LbConfigFactory> r;
     r.add("ecmp", "per-flow 5-tuple hash over equal-cost next hops",
-          [](Switch&) { return std::make_unique<Ecmp>(); });
-    r.add("rps", "random packet spraying: a random next hop per packet",
-          [](Switch&) { return std::make_unique<Rps>(); });
-    r.add("letflow", "flowlets (50 us gap) on random next hops (Vanini et al., NSDI'17)",
-          [](Switch&) { return std::make_unique<LetFlow>(); });
+          [] { return std::make_unique<StatelessConfig<Ecmp>>(); });
+    r.add("rps", "random packet spraying: a random next hop per packet (Dixit et al.)",
+          [] { return std::make_unique<StatelessConfig<Rps>>(); });
+    r.add("letflow", "flowlets on random next hops (Vanini et al., NSDI'17)",
+          [] { return std::make_unique<LetFlowSchemeConfig>(); });
     return r;
   }();
   return registry;

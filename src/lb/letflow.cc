@@ -2,6 +2,19 @@
 
 namespace rocelab {
 
+void LetFlowSchemeConfig::describe(ParamVisitor& v) {
+  v.duration("flowlet_timeout", cfg.flowlet_timeout, Delta::from_ns(1), Delta::max(),
+             "gap that starts a new flowlet (50 us: FLB §2 testbed)");
+  int64_t entries = cfg.table_entries;
+  v.integer("table_entries", entries, 1, 1 << 26, "flowlet table size, a power of two");
+  v.require((entries & (entries - 1)) == 0, "table_entries", "must be a power of two");
+  cfg.table_entries = static_cast<uint32_t>(entries);
+}
+
+std::unique_ptr<LoadBalancer> LetFlowSchemeConfig::build(Switch&) const {
+  return std::make_unique<LetFlow>(cfg);
+}
+
 PortId LetFlow::choose_egress(Switch& sw, PacketId pkt, std::span<const PortId> candidates) {
   if (table_.empty()) table_.resize(cfg_.table_entries);
   const Packet& p = sw.context().pkt(pkt);

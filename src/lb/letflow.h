@@ -16,6 +16,13 @@ struct LetFlowConfig {
   uint32_t table_entries = 1 << 14;            // power of two
 };
 
+class LetFlowSchemeConfig final : public LbConfig {
+ public:
+  void describe(ParamVisitor& v) override;
+  std::unique_ptr<LoadBalancer> build(Switch& sw) const override;
+  LetFlowConfig cfg;
+};
+
 class LetFlow final : public LoadBalancer {
  public:
   explicit LetFlow(const LetFlowConfig& cfg = {}) : cfg_(cfg) {}

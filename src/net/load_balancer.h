@@ -3,10 +3,12 @@
 // data packets, and may consume or originate control packets through the switch.
 #pragma once
 
+#include <memory>
 #include <span>
 
 #include "net/packet.h"
 #include "sim/ids.h"
+#include "sim/params.h"
 
 namespace rocelab {
 
@@ -22,6 +24,15 @@ class LoadBalancer {
   virtual bool on_receive(Switch& /*sw*/, PacketId /*pkt*/, PortId /*in_port*/) { return false; }
   // A data packet starts transmission on `port`.
   virtual void on_dequeue(Switch& /*sw*/, PortId /*port*/, PacketId /*pkt*/) {}
+};
+
+// A load balancer's parameters and its factory: one object per scenario, building one
+// instance per switch (nullptr = plain ECMP hashing on that switch, e.g. edge-only schemes).
+class LbConfig {
+ public:
+  virtual ~LbConfig() = default;
+  virtual void describe(ParamVisitor&) {}
+  virtual std::unique_ptr<LoadBalancer> build(Switch& sw) const = 0;
 };
 
 }  // namespace rocelab

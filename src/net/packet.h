@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "sim/ids.h"
+#include "sim/params.h"
 #include "sim/time.h"
 
 namespace rocelab {
@@ -88,5 +89,7 @@ struct WireModel {
     return full * mtu_wire_bytes() + (rest ? data_wire_bytes(static_cast<uint32_t>(rest)) : 0);
   }
 };
+
+void describe(ParamVisitor& v, WireModel& w);
 
 }  // namespace rocelab

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 
+#include "sim/params.h"
 #include "sim/time.h"
 
 namespace rocelab {
@@ -20,10 +21,13 @@ struct PfcConfig {
   // XON when the ingress counter falls below XOFF minus this. 3 KB: HPCC ns-3 resume_offset.
   int64_t resume_offset_bytes = 3 * 1024;
   // Headroom per (ingress port, lossless priority); 0 = size it from the link:
-  // 2 x delay x rate (data on the wire both ways while the PAUSE travels) + 3 MTU frames
-  // (the trigger packet, our frame in transmission ahead of the PAUSE, the upstream's
-  // frame in transmission when it arrives) + the PAUSE frame itself.
+  // headroom_delay_factor x delay x rate + headroom_mtus x MTU frame + the PAUSE frame.
+  // Defaults 2 and 3: data on the wire both ways while the PAUSE travels, plus the
+  // trigger packet, our frame in transmission ahead of the PAUSE and the upstream's frame
+  // in transmission when it arrives. (HPCC ns-3: 3 x delay x rate; ConWeave: 2 and 2.)
   int64_t headroom_bytes = 0;
+  double headroom_delay_factor = 2;
+  uint32_t headroom_mtus = 3;
   // Classes that are lossless (PFC-protected, headroom reserved); bit i = priority i.
   // RoCE deployments commonly run RDMA on priority 3.
   uint32_t lossless_priorities = 1u << 3;
@@ -37,6 +41,9 @@ struct EcnConfig {
   int64_t kmin_bytes = 5 * 1000;
   int64_t kmax_bytes = 200 * 1000;
   double pmax = 0.01;
+  // When set, kmin/kmax are for a port of this rate and scale linearly with each port's
+  // rate (HPCC ns-3 KMIN/KMAX maps: 100/400 KB at 25G ... 400/1600 KB at 100G).
+  BitsPerSec reference_rate_bps = 0;
 };
 
 struct SwitchConfig {
@@ -47,5 +54,9 @@ struct SwitchConfig {
   PfcConfig pfc;
   EcnConfig ecn;
 };
+
+void describe(ParamVisitor& v, PfcConfig& c);  // without `enabled`: the fc scheme sets it
+void describe(ParamVisitor& v, EcnConfig& c);
+void describe(ParamVisitor& v, SwitchConfig& c);  // buffer, queues, ecn
 
 }  // namespace rocelab

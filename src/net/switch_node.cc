@@ -16,10 +16,21 @@ void Switch::finalize() {
   for (const auto& port : ports_) {
     int64_t h = cfg_.pfc.headroom_bytes;
     if (h == 0) {
-      h = 2 * bytes_in(port->delay(), port->rate_bps()) + 3 * int64_t{w.mtu_wire_bytes()} +
+      h = static_cast<int64_t>(cfg_.pfc.headroom_delay_factor *
+                               static_cast<double>(bytes_in(port->delay(), port->rate_bps()))) +
+          int64_t{cfg_.pfc.headroom_mtus} * w.mtu_wire_bytes() +
           w.control_wire_bytes(PacketType::kPause);
     }
     headroom.push_back(h);
+    // RED thresholds of this port, scaled to its rate when a reference rate is set.
+    EcnConfig ecn = cfg_.ecn;
+    if (ecn.reference_rate_bps > 0) {
+      const double k =
+          static_cast<double>(port->rate_bps()) / static_cast<double>(ecn.reference_rate_bps);
+      ecn.kmin_bytes = static_cast<int64_t>(static_cast<double>(ecn.kmin_bytes) * k);
+      ecn.kmax_bytes = static_cast<int64_t>(static_cast<double>(ecn.kmax_bytes) * k);
+    }
+    port_ecn_.push_back(ecn);
   }
   mmu_.init(cfg_, headroom);
 }
@@ -84,7 +95,7 @@ void Switch::on_dequeue(PortId port, PacketId pkt) {
 
 void Switch::maybe_mark_ecn(Packet& p, const EgressPort& port) {
   if (!cfg_.ecn.enabled || !p.ecn_capable || p.ecn_ce) return;
-  if (red_should_mark(port.queue_bytes(port.queue_of(p)), cfg_.ecn, rng_)) {
+  if (red_should_mark(port.queue_bytes(port.queue_of(p)), port_ecn_[port.index().index()], rng_)) {
     p.ecn_ce = true;
     ++ctx_.counters.ecn_marks;
   }

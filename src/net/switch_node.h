@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <span>
+#include <vector>
 
 #include "net/load_balancer.h"
 #include "net/mmu.h"
@@ -48,6 +49,7 @@ class Switch final : public Node {
   void maybe_mark_ecn(Packet& p, const EgressPort& port);
 
   SwitchConfig cfg_;
+  std::vector<EcnConfig> port_ecn_;  // per egress port (thresholds scaled to its rate)
   Mmu mmu_;
   std::unique_ptr<LoadBalancer> lb_;
   RandomStream rng_;

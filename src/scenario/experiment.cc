@@ -8,24 +8,31 @@
 namespace rocelab {
 
 namespace {
-std::unique_ptr<CongestionControl> make_cc(const std::string& name) {
-  const auto* entry = cc_registry().find(name);
-  if (!entry) throw std::invalid_argument("unknown congestion control '" + name + "'");
+std::unique_ptr<CongestionControl> make_cc(const ExperimentSpec& spec) {
+  if (spec.cc_config) return spec.cc_config->build();
+  const auto* entry = cc_registry().find(spec.cc);
+  if (!entry) throw std::invalid_argument("unknown congestion control '" + spec.cc + "'");
+  return entry->factory()->build();
+}
+
+std::shared_ptr<const LbConfig> lb_config(const ExperimentSpec& spec) {
+  if (spec.lb_config) return spec.lb_config;
+  const auto* entry = lb_registry().find(spec.lb);
+  if (!entry) throw std::invalid_argument("unknown load balancer '" + spec.lb + "'");
   return entry->factory();
 }
 }  // namespace
 
-Experiment::Experiment(const ExperimentSpec& spec) : Experiment(spec, make_cc(spec.cc)) {}
+Experiment::Experiment(const ExperimentSpec& spec) : Experiment(spec, make_cc(spec)) {}
 
 Experiment::Experiment(const ExperimentSpec& spec, std::unique_ptr<CongestionControl> cc)
     : spec_(spec) {
   net_ = std::make_unique<Network>(sim_, spec_.topology, spec_.network);
-  const auto* lb = lb_registry().find(spec_.lb);
-  if (!lb) throw std::invalid_argument("unknown load balancer '" + spec_.lb + "'");
-  net_->install_load_balancers(lb->factory);
+  const std::shared_ptr<const LbConfig> lb = lb_config(spec_);
+  net_->install_load_balancers([&](Switch& sw) { return lb->build(sw); });
   transport_ = std::make_unique<RdmaTransport>(*net_, spec_.transport, std::move(cc));
   transport_->set_on_finish([this](const FlowRecord&) {
-    if (++finished_ == transport_->flow_count()) sim_.stop();
+    if (++finished_ == transport_->flow_count() && spec_.stop_when_done) sim_.stop();
   });
   add_flows(spec_.flows);
 }
@@ -48,7 +55,7 @@ RunStats Experiment::run(Time until) {
   const auto t0 = std::chrono::steady_clock::now();
   const uint64_t events0 = sim_.events_processed();
   const Time end = std::min(until, spec_.stop);
-  if (finished_ < transport_->flow_count()) sim_.run_until(end);
+  if (finished_ < transport_->flow_count() || !spec_.stop_when_done) sim_.run_until(end);
   RunStats st;
   st.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   st.events = sim_.events_processed() - events0;

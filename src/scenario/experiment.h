@@ -20,8 +20,12 @@ struct ExperimentSpec {
   TransportConfig transport;
   std::string lb = "ecmp";
   std::string cc = "none";
+  // Configured schemes; when null, the registry's defaults for `lb` / `cc` are used.
+  std::shared_ptr<const LbConfig> lb_config;
+  std::shared_ptr<const CcConfig> cc_config;
   std::vector<FlowSpec> flows;
-  Time stop = Time::never();  // also stops when every flow has finished
+  Time stop = Time::never();
+  bool stop_when_done = true;  // end as soon as every flow has finished
 };
 
 struct RunStats {

@@ -4,9 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 #include "net/packet.h"
 #include "sim/ids.h"
+#include "sim/params.h"
 #include "sim/time.h"
 
 namespace rocelab {
@@ -37,6 +39,14 @@ class CongestionControl {
 
  protected:
   RdmaTransport* transport_ = nullptr;
+};
+
+// A congestion control's parameters and its factory.
+class CcConfig {
+ public:
+  virtual ~CcConfig() = default;
+  virtual void describe(ParamVisitor&) {}
+  virtual std::unique_ptr<CongestionControl> build() const = 0;
 };
 
 }  // namespace rocelab

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "sim/ids.h"
+#include "sim/params.h"
 #include "sim/time.h"
 
 namespace rocelab {
@@ -25,5 +26,7 @@ struct TransportConfig {
   // any RTT of these fabrics under PFC so that it fires only after real loss.
   Delta rto = Delta::from_ms(1);
 };
+
+void describe(ParamVisitor& v, TransportConfig& c);
 
 }  // namespace rocelab

@@ -1,5 +1,6 @@
 // Open-loop background traffic: every host sends flows as a Poisson process with sizes drawn
-// from a flow-size CDF, the model of the HPCC/ConWeave ns-3 traffic generators.
+// from a flow-size CDF, the model of the HPCC/ConWeave ns-3 traffic generators. Optionally
+// the inter-arrival times are lognormal instead (bursty arrivals, as in the BFC paper).
 #pragma once
 
 #include <cstdint>
@@ -12,6 +13,12 @@
 #include "workload/flow_spec.h"
 
 namespace rocelab {
+
+// How the gaps between one host's consecutive flow starts are drawn.
+enum class ArrivalProcess {
+  kPoisson,    // exponential gaps
+  kLognormal,  // lognormal gaps with the same mean, shape lognormal_sigma
+};
 
 struct PoissonParams {
   std::vector<uint32_t> hosts;      // host node ids
@@ -27,6 +34,14 @@ struct PoissonParams {
   // destination is in the sender's rack (falls back to the other class if it is empty).
   double intra_rack_fraction = -1;
   std::string tag = "background";
+  // Inter-arrival distribution. kLognormal keeps the mean gap of kPoisson at the same load
+  // (mu = ln(mean_gap) - sigma^2 / 2), so only burstiness changes; BFC uses sigma = 2. Each
+  // host's lognormal process starts in its stationary state (the first gap is a residual
+  // life), so the expected flow count in any window is window / mean_gap, with no surplus
+  // of early arrivals. lognormal_sigma must be in [0, 5] (0 gives evenly spaced arrivals;
+  // above 5 no run could get near its mean load); it is ignored for kPoisson.
+  ArrivalProcess arrivals = ArrivalProcess::kPoisson;
+  double lognormal_sigma = 2.0;
 };
 
 // Flows sorted by (start, src_host). Deterministic for a given rng state. Throws

@@ -1,0 +1,73 @@
+// Parameter descriptions of the network model's configuration (see sim/params.h).
+#include <string>
+
+#include "net/packet.h"
+#include "net/switch_config.h"
+
+namespace rocelab {
+
+void describe(ParamVisitor& v, WireModel& w) {
+  v.bytes32("mtu_payload", w.mtu_payload_bytes, 64, 9000,
+            "RDMA payload per full packet (1000 B: HPCC/ConWeave ns-3 PACKET_PAYLOAD_SIZE)");
+  v.bytes32("data_header", w.data_header_bytes, 0, 1000,
+            "headers of a data frame: Eth 14 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 + FCS 4");
+  v.bytes32("ack_frame", w.ack_bytes, 0, 1000, "ACK/NAK frame: data headers + AETH 4");
+  v.bytes32("cnp_frame", w.cnp_bytes, 0, 1000, "CNP frame: headers + 16 reserved bytes");
+  v.bytes32("pfc_frame", w.pfc_frame_bytes, 64, 1000, "PFC frame: minimum Ethernet frame");
+  v.bytes32("phy_overhead", w.phy_overhead_bytes, 0, 100,
+            "preamble+SFD 8 + inter-frame gap 12 per frame; 0 to match simulators that omit it");
+}
+
+void describe(ParamVisitor& v, PfcConfig& c) {
+  static const std::string kModes[] = {"dynamic", "static"};
+  std::string mode = c.mode == PfcThresholdMode::kDynamic ? "dynamic" : "static";
+  v.choice("threshold", mode, kModes,
+           "XOFF threshold per (ingress, priority): dynamic = alpha x free shared buffer, "
+           "static = static_xoff");
+  c.mode = mode == "dynamic" ? PfcThresholdMode::kDynamic : PfcThresholdMode::kStatic;
+  v.real("alpha", c.alpha, 1.0 / 1024, 64,
+         "dynamic threshold factor (1/8: HPCC ns-3 pfc_a_shift 3)");
+  v.bytes("static_xoff", c.static_xoff_bytes, 1, kNoLimit,
+          "static XOFF threshold (256 KiB: FLB §4.3)");
+  v.bytes("resume_offset", c.resume_offset_bytes, 0, kNoLimit,
+          "XON when the counter is this far below XOFF (3 KiB: HPCC ns-3 resume_offset)");
+  v.bytes("headroom", c.headroom_bytes, 0, kNoLimit,
+          "headroom per ingress and lossless class; 0 = sized from the link (below)");
+  v.real("headroom_delay_factor", c.headroom_delay_factor, 0, 100,
+         "auto headroom: this many one-way delays of line-rate data (2; HPCC ns-3: 3)");
+  v.count("headroom_mtus", c.headroom_mtus, 0, 1000,
+          "auto headroom: plus this many MTU frames (3; ConWeave ns-3: 2)");
+  std::vector<std::string> prios;
+  for (int p = 0; p < 8; ++p)
+    if ((c.lossless_priorities >> p) & 1u) prios.push_back(std::to_string(p));
+  v.text_list("lossless_priorities", prios, "lossless (PFC) classes; RDMA commonly on 3");
+  if (v.reading()) {
+    c.lossless_priorities = 0;
+    for (const std::string& s : prios) {
+      const bool ok = s.size() == 1 && s[0] >= '0' && s[0] <= '7';
+      v.require(ok, "lossless_priorities",
+                "each priority must be an integer 0..7, got '" + s + "'");
+      if (ok) c.lossless_priorities |= 1u << (s[0] - '0');
+    }
+  }
+}
+
+void describe(ParamVisitor& v, EcnConfig& c) {
+  v.flag("enabled", c.enabled, "RED/ECN marking at egress (the DCQCN congestion point)");
+  v.bytes("kmin", c.kmin_bytes, 0, kNoLimit, "no marking at or below (5 KB: DCQCN paper)");
+  v.bytes("kmax", c.kmax_bytes, 0, kNoLimit, "always mark above (200 KB: DCQCN paper)");
+  v.real("pmax", c.pmax, 0, 1, "marking probability at kmax (1%: DCQCN paper)");
+  v.rate("reference_rate", c.reference_rate_bps, 0, kNoLimit,
+         "if set, kmin/kmax hold at this port rate and scale with each port's rate");
+  v.require(c.kmin_bytes < c.kmax_bytes, "kmax", "kmin must be below kmax");
+}
+
+void describe(ParamVisitor& v, SwitchConfig& c) {
+  v.bytes("buffer", c.buffer_bytes, 1, kNoLimit,
+          "shared buffer per switch (12 MB; FLB testbed 22 MB, FLB simulations 9 MB)");
+  v.count("queues", c.num_queues, 1, 1024, "data queues per egress port (8 802.1p classes)");
+  v.section(
+      "ecn", [&](ParamVisitor& s) { describe(s, c.ecn); }, "RED/ECN marking");
+}
+
+}  // namespace rocelab

@@ -1,0 +1,517 @@
+#include "scenario/ns3_format.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <deque>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <string_view>
+#include <utility>
+
+#include <fmt/format.h>
+
+namespace rocelab {
+
+namespace {
+
+// One non-blank line of a file: its 1-based number and whitespace-separated fields.
+struct Line {
+  int no = 0;
+  std::vector<std::string> fields;
+};
+
+struct File {
+  std::string path;
+  std::vector<Line> lines;  // non-blank lines only
+  int last_line = 0;        // number of the last line in the file (0 if empty)
+};
+
+[[noreturn]] void fail(const std::string& path, int line, const std::string& what) {
+  throw std::runtime_error(fmt::format("{}:{}: {}", path, line, what));
+}
+
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+File read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(path + ": cannot open file");
+  File file;
+  file.path = path;
+  std::string text;
+  int no = 0;
+  while (std::getline(in, text)) {
+    ++no;
+    Line line;
+    line.no = no;
+    size_t i = 0;
+    while (i < text.size()) {
+      while (i < text.size() && is_space(text[i])) ++i;
+      const size_t start = i;
+      while (i < text.size() && !is_space(text[i])) ++i;
+      if (i > start) line.fields.emplace_back(text.substr(start, i - start));
+    }
+    if (!line.fields.empty()) file.lines.push_back(std::move(line));
+  }
+  if (in.bad()) throw std::runtime_error(path + ": read error");
+  file.last_line = no;
+  return file;
+}
+
+// A whole-token unsigned decimal integer no larger than `max`.
+template <typename T>
+std::optional<T> parse_uint(const std::string& s, T max = std::numeric_limits<T>::max()) {
+  if (s.empty() || s[0] < '0' || s[0] > '9') return std::nullopt;
+  T v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || v > max) return std::nullopt;
+  return v;
+}
+
+// Splits "100Gbps" into the number "100" and the unit "Gbps". The number is
+// digits [. digits] [(e|E) [+|-] digits], at least one mantissa digit.
+std::pair<std::string, std::string> split_number(const std::string& s) {
+  size_t i = 0;
+  auto digits = [&] {
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+  };
+  digits();
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    digits();
+  }
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    size_t j = i + 1;
+    if (j < s.size() && (s[j] == '+' || s[j] == '-')) ++j;
+    if (j < s.size() && s[j] >= '0' && s[j] <= '9') {
+      i = j;
+      digits();
+    }
+  }
+  return {s.substr(0, i), s.substr(i)};
+}
+
+enum class Fraction { kRound, kReject };
+
+// Exact decimal to integer: the value of `num` times 10^scale, without floating point.
+// Digits beyond the integer are rounded half up (kRound) or make it fail (kReject).
+// Returns nullopt on syntax errors, overflow past `max`, or a rejected fraction;
+// `*inexact` tells the last case apart.
+std::optional<int64_t> parse_scaled(const std::string& num, int scale, Fraction frac, int64_t max,
+                                    bool* inexact = nullptr) {
+  if (inexact) *inexact = false;
+  std::string mantissa;
+  int frac_digits = 0;
+  size_t i = 0;
+  for (; i < num.size() && num[i] >= '0' && num[i] <= '9'; ++i) mantissa += num[i];
+  if (i < num.size() && num[i] == '.') {
+    for (++i; i < num.size() && num[i] >= '0' && num[i] <= '9'; ++i, ++frac_digits)
+      mantissa += num[i];
+  }
+  if (mantissa.empty()) return std::nullopt;
+  int exponent = 0;
+  if (i < num.size() && (num[i] == 'e' || num[i] == 'E')) {
+    ++i;
+    bool negative = false;
+    if (i < num.size() && (num[i] == '+' || num[i] == '-')) negative = num[i++] == '-';
+    if (i >= num.size()) return std::nullopt;
+    for (; i < num.size() && num[i] >= '0' && num[i] <= '9'; ++i) {
+      exponent = exponent * 10 + (num[i] - '0');
+      if (exponent > 1000) return std::nullopt;
+    }
+    if (negative) exponent = -exponent;
+  }
+  if (i != num.size()) return std::nullopt;
+
+  // value = mantissa * 10^shift
+  const int shift = scale + exponent - frac_digits;
+  const size_t first_nonzero = mantissa.find_first_not_of('0');
+  if (first_nonzero == std::string::npos) return 0;
+  mantissa.erase(0, first_nonzero);
+
+  std::string kept = mantissa;
+  bool round_up = false;
+  if (shift < 0) {
+    const size_t drop = static_cast<size_t>(-shift);
+    std::string dropped;
+    if (drop >= mantissa.size()) {
+      kept.clear();
+      dropped = std::string(drop - mantissa.size(), '0') + mantissa;
+    } else {
+      kept = mantissa.substr(0, mantissa.size() - drop);
+      dropped = mantissa.substr(mantissa.size() - drop);
+    }
+    if (dropped.find_first_not_of('0') != std::string::npos) {
+      if (frac == Fraction::kReject) {
+        if (inexact) *inexact = true;
+        return std::nullopt;
+      }
+      round_up = dropped[0] >= '5';
+    }
+  } else {
+    kept.append(static_cast<size_t>(std::min(shift, 40)), '0');
+  }
+  __int128 v = 0;
+  for (char c : kept) {
+    v = v * 10 + (c - '0');
+    if (v > max) return std::nullopt;
+  }
+  if (round_up) ++v;
+  if (v > max) return std::nullopt;
+  return static_cast<int64_t>(v);
+}
+
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; };
+    if (lower(a[i]) != lower(b[i])) return false;
+  }
+  return true;
+}
+
+constexpr const char* kRateHelp =
+    "expected a link rate like 100Gbps (number then bps, Kbps, Mbps, Gbps, Tbps or Gb/s style)";
+constexpr const char* kDelayHelp =
+    "expected a link delay like 1000ns (number then ps, ns, us, ms or s)";
+
+BitsPerSec parse_rate(const File& f, const Line& line, const std::string& token) {
+  const auto [num, unit] = split_number(token);
+  if (num.empty() || unit.empty())
+    fail(f.path, line.no, fmt::format("{}, got '{}'", kRateHelp, token));
+  int scale = -1;
+  std::string_view rest = unit;
+  if (rest.size() > 3) {
+    switch (rest[0]) {
+      case 'k':
+      case 'K':
+        scale = 3;
+        break;
+      case 'm':
+      case 'M':
+        scale = 6;
+        break;
+      case 'g':
+      case 'G':
+        scale = 9;
+        break;
+      case 't':
+      case 'T':
+        scale = 12;
+        break;
+      default:
+        break;
+    }
+    if (scale >= 0) rest.remove_prefix(1);
+  } else {
+    scale = 0;
+  }
+  if (!rest.empty() && rest[0] == 'B')
+    fail(
+        f.path, line.no,
+        fmt::format("'{}' is a byte rate in ns-3 (capital B); write the rate in bits, e.g. 100Gbps",
+                    token));
+  if (scale < 0 || !(iequals(rest, "bps") || iequals(rest, "b/s")))
+    fail(f.path, line.no, fmt::format("{}, got unit '{}' in '{}'", kRateHelp, unit, token));
+  bool inexact = false;
+  const auto v =
+      parse_scaled(num, scale, Fraction::kReject, std::numeric_limits<int64_t>::max(), &inexact);
+  if (!v)
+    fail(f.path, line.no,
+         inexact ? fmt::format("link rate '{}' is not a whole number of bits per second", token)
+                 : fmt::format("{}, got '{}'", kRateHelp, token));
+  if (*v <= 0) fail(f.path, line.no, fmt::format("link rate must be positive, got '{}'", token));
+  return *v;
+}
+
+Delta parse_delay(const File& f, const Line& line, const std::string& token) {
+  const auto [num, unit] = split_number(token);
+  if (num.empty() || unit.empty())
+    fail(f.path, line.no, fmt::format("{}, got '{}'", kDelayHelp, token));
+  int scale = -1;
+  if (iequals(unit, "ps"))
+    scale = 0;
+  else if (iequals(unit, "ns"))
+    scale = 3;
+  else if (iequals(unit, "us"))
+    scale = 6;
+  else if (iequals(unit, "ms"))
+    scale = 9;
+  else if (iequals(unit, "s"))
+    scale = 12;
+  if (scale < 0)
+    fail(f.path, line.no, fmt::format("{}, got unit '{}' in '{}'", kDelayHelp, unit, token));
+  const auto v = parse_scaled(num, scale, Fraction::kRound, Delta::max().ps);
+  if (!v) fail(f.path, line.no, fmt::format("{}, got '{}'", kDelayHelp, token));
+  return Delta::from_ps(*v);
+}
+
+void parse_error_rate(const File& f, const Line& line, const std::string& token) {
+  const auto [num, unit] = split_number(token);
+  const bool numeric = !num.empty() && unit.empty();
+  const auto zero = numeric ? parse_scaled(num, 0, Fraction::kReject, 0) : std::nullopt;
+  if (!numeric)
+    fail(f.path, line.no, fmt::format("expected error_rate 0 as the fifth field, got '{}'", token));
+  if (!zero)
+    fail(f.path, line.no,
+         fmt::format("error_rate '{}': random link errors are not modelled, only 0 is accepted",
+                     token));
+}
+
+constexpr const char* kLinkFields = "'src dst rate delay error_rate' (e.g. 0 128 100Gbps 1000ns 0)";
+
+}  // namespace
+
+TopologySpec read_ns3_topology(const std::string& path) {
+  const File f = read_file(path);
+  if (f.lines.empty())
+    fail(path, std::max(f.last_line, 1),
+         "expected header 'node_count switch_count link_count', the file is empty");
+
+  // Header.
+  const Line& header = f.lines[0];
+  if (header.fields.size() != 3)
+    fail(path, header.no,
+         fmt::format("expected header 'node_count switch_count link_count' (3 integers), got {} "
+                     "fields",
+                     header.fields.size()));
+  const auto node_count = parse_uint<uint32_t>(header.fields[0]);
+  const auto switch_count = parse_uint<uint32_t>(header.fields[1]);
+  const auto link_count = parse_uint<uint32_t>(header.fields[2]);
+  if (!node_count || !switch_count || !link_count)
+    fail(path, header.no,
+         "expected header 'node_count switch_count link_count' as non-negative integers");
+  if (*node_count == 0) fail(path, header.no, "expected node_count >= 1, got 0");
+  if (*switch_count > *node_count)
+    fail(path, header.no,
+         fmt::format("switch_count {} exceeds node_count {}", *switch_count, *node_count));
+
+  // Switch ids.
+  size_t next = 1;
+  std::vector<bool> is_switch(*node_count, false);
+  int switch_line = header.no;  // where node kinds are decided, for kind-related errors
+  if (*switch_count > 0) {
+    if (next >= f.lines.size())
+      fail(path, f.last_line + 1,
+           fmt::format("expected a line with the {} switch ids, found end of file", *switch_count));
+    const Line& sw = f.lines[next++];
+    switch_line = sw.no;
+    if (sw.fields.size() != *switch_count)
+      fail(path, sw.no,
+           fmt::format("expected {} switch ids on this line (switch_count on line {}), found {}",
+                       *switch_count, header.no, sw.fields.size()));
+    for (const std::string& tok : sw.fields) {
+      const auto id = parse_uint<uint32_t>(tok);
+      if (!id || *id >= *node_count)
+        fail(path, sw.no,
+             fmt::format("expected switch ids in [0, {}), got '{}'", *node_count, tok));
+      if (is_switch[*id]) fail(path, sw.no, fmt::format("duplicate switch id {}", *id));
+      is_switch[*id] = true;
+    }
+  }
+
+  TopologySpec spec;
+  spec.description = "ns-3 topology " + path;
+  spec.nodes.reserve(*node_count);
+  for (uint32_t i = 0; i < *node_count; ++i) {
+    if (is_switch[i])
+      spec.add_node(NodeKind::kSwitch, Layer::kEdge, "s" + std::to_string(i));
+    else
+      spec.add_node(NodeKind::kHost, Layer::kHost, "h" + std::to_string(i));
+  }
+
+  // Links.
+  std::vector<int> host_link_line(*node_count, 0);  // line of a host's link, 0 if none yet
+  std::vector<std::vector<uint32_t>> switch_neighbors(*node_count);
+  std::vector<bool> has_host(*node_count, false);
+  spec.links.reserve(*link_count);
+  for (uint32_t k = 0; k < *link_count; ++k) {
+    if (next >= f.lines.size())
+      fail(path, header.no,
+           fmt::format("header declares {} links but only {} link lines follow", *link_count, k));
+    const Line& line = f.lines[next++];
+    if (line.fields.size() != 5)
+      fail(path, line.no,
+           fmt::format("expected link {} ({} fields), got {} fields", kLinkFields, 5,
+                       line.fields.size()));
+    uint32_t ends[2];
+    for (int e = 0; e < 2; ++e) {
+      const auto id = parse_uint<uint32_t>(line.fields[e]);
+      if (!id || *id >= *node_count)
+        fail(path, line.no,
+             fmt::format("expected node ids in [0, {}) (node_count on line {}), got '{}'",
+                         *node_count, header.no, line.fields[e]));
+      ends[e] = *id;
+    }
+    if (ends[0] == ends[1])
+      fail(path, line.no, fmt::format("link from node {} to itself", ends[0]));
+    const BitsPerSec rate = parse_rate(f, line, line.fields[2]);
+    const Delta delay = parse_delay(f, line, line.fields[3]);
+    parse_error_rate(f, line, line.fields[4]);
+    for (int e = 0; e < 2; ++e) {
+      const uint32_t n = ends[e], other = ends[1 - e];
+      if (is_switch[n]) {
+        if (is_switch[other])
+          switch_neighbors[n].push_back(other);
+        else
+          has_host[n] = true;
+      } else {
+        if (host_link_line[n] != 0)
+          fail(path, line.no,
+               fmt::format("host {} already has a link (line {}); hosts must have exactly one "
+                           "link (multi-homed hosts are not modelled)",
+                           n, host_link_line[n]));
+        host_link_line[n] = line.no;
+      }
+    }
+    spec.add_link(ends[0], ends[1], rate, delay);
+  }
+  if (next < f.lines.size())
+    fail(path, f.lines[next].no,
+         fmt::format("unexpected extra line: the header (line {}) declares {} links", header.no,
+                     *link_count));
+
+  for (uint32_t i = 0; i < *node_count; ++i)
+    if (!is_switch[i] && host_link_line[i] == 0)
+      fail(path, switch_line,
+           fmt::format("node {} is not listed as a switch, so it is a host, but no link attaches "
+                       "it; hosts must have exactly one link",
+                       i));
+
+  // Layers: edge switches have hosts; the rest by switch-hop distance from the edge.
+  std::vector<int> dist(*node_count, -1);
+  std::deque<uint32_t> queue;
+  for (uint32_t i = 0; i < *node_count; ++i)
+    if (is_switch[i] && has_host[i]) {
+      dist[i] = 0;
+      queue.push_back(i);
+    }
+  while (!queue.empty()) {
+    const uint32_t n = queue.front();
+    queue.pop_front();
+    for (uint32_t m : switch_neighbors[n])
+      if (dist[m] < 0) {
+        dist[m] = dist[n] + 1;
+        queue.push_back(m);
+      }
+  }
+  for (uint32_t i = 0; i < *node_count; ++i) {
+    if (!is_switch[i]) continue;
+    if (dist[i] < 0)
+      fail(path, switch_line,
+           fmt::format("switch {} is not connected to any host (no path through switches to a "
+                       "switch with hosts)",
+                       i));
+    spec.nodes[i].layer = dist[i] == 0   ? Layer::kEdge
+                          : dist[i] == 1 ? Layer::kAggregation
+                                         : Layer::kCore;
+  }
+  return spec;
+}
+
+std::vector<FlowSpec> read_ns3_flows(const std::string& path, Ns3FlowFormat format,
+                                     const std::string& tag) {
+  const File f = read_file(path);
+  if (f.lines.empty())
+    fail(path, std::max(f.last_line, 1),
+         "expected the flow count on the first line, the file is empty");
+  const Line& header = f.lines[0];
+  const auto count =
+      header.fields.size() == 1 ? parse_uint<uint64_t>(header.fields[0]) : std::nullopt;
+  if (!count)
+    fail(path, header.no, "expected the flow count (one non-negative integer) on the first line");
+
+  constexpr const char* kHpcc = "HPCC 'src dst pg dport size start_seconds'";
+  constexpr const char* kConweave = "ConWeave 'src dst pg size start_seconds'";
+  int auto_line = 0;  // line that fixed the format under kAuto
+  std::vector<FlowSpec> flows;
+  flows.reserve(static_cast<size_t>(std::min<uint64_t>(*count, 1u << 20)));
+  size_t next = 1;
+  for (uint64_t k = 0; k < *count; ++k) {
+    if (next >= f.lines.size())
+      fail(path, header.no,
+           fmt::format("flow count says {} flows but only {} flow lines follow", *count, k));
+    const Line& line = f.lines[next++];
+    const size_t n = line.fields.size();
+    if (format == Ns3FlowFormat::kAuto) {
+      if (n == 6)
+        format = Ns3FlowFormat::kHpcc;
+      else if (n == 5)
+        format = Ns3FlowFormat::kConweave;
+      else
+        fail(path, line.no,
+             fmt::format("expected 6 fields ({}) or 5 fields ({}), got {}", kHpcc, kConweave, n));
+      auto_line = line.no;
+    }
+    const bool hpcc = format == Ns3FlowFormat::kHpcc;
+    const size_t want = hpcc ? 6 : 5;
+    if (n != want)
+      fail(path, line.no,
+           fmt::format("expected {} fields ({}){}, got {}", want, hpcc ? kHpcc : kConweave,
+                       auto_line ? fmt::format(" like line {}", auto_line) : "", n));
+
+    const auto src = parse_uint<uint32_t>(line.fields[0]);
+    const auto dst = parse_uint<uint32_t>(line.fields[1]);
+    if (!src || !dst)
+      fail(path, line.no,
+           fmt::format("expected node ids (non-negative integers) for src and dst, got '{}' '{}'",
+                       line.fields[0], line.fields[1]));
+    if (*src == *dst) fail(path, line.no, fmt::format("src and dst are both node {}", *src));
+    if (!parse_uint<uint32_t>(line.fields[2]))
+      fail(path, line.no,
+           fmt::format("expected priority group pg (non-negative integer), got '{}'",
+                       line.fields[2]));
+    if (hpcc && !parse_uint<uint32_t>(line.fields[3], 65535))
+      fail(path, line.no, fmt::format("expected dport in [0, 65535], got '{}'", line.fields[3]));
+    const std::string& size_tok = line.fields[hpcc ? 4 : 3];
+    const auto size = parse_uint<uint64_t>(size_tok);
+    if (!size)
+      fail(path, line.no,
+           fmt::format("expected size in bytes (non-negative integer), got '{}'", size_tok));
+    const std::string& start_tok = line.fields[hpcc ? 5 : 4];
+    if (!start_tok.empty() && start_tok[0] == '-')
+      fail(path, line.no, fmt::format("start time must be non-negative, got '{}'", start_tok));
+    const std::string_view start_num = !start_tok.empty() && start_tok[0] == '+'
+                                           ? std::string_view(start_tok).substr(1)
+                                           : std::string_view(start_tok);
+    const auto start_ps =
+        parse_scaled(std::string(start_num), 12, Fraction::kRound, Time::never().ps - 1);
+    if (!start_ps)
+      fail(path, line.no,
+           fmt::format("expected start time in seconds (decimal like 2.000001234), got '{}'",
+                       start_tok));
+    flows.push_back(FlowSpec{*src, *dst, *size, Time{*start_ps}, tag});
+  }
+  if (next < f.lines.size())
+    fail(path, f.lines[next].no,
+         fmt::format("unexpected extra line: the flow count (line {}) is {}", header.no, *count));
+  return flows;
+}
+
+uint32_t ns3_node_ip(uint32_t node_id) {
+  return 0x0b000001u + (node_id / 256) * 0x00010000u + (node_id % 256) * 0x00000100u;
+}
+
+void write_ns3_fct(std::ostream& out, const std::vector<FctLine>& lines, Ns3FctStyle style) {
+  std::string buf;
+  for (const FctLine& l : lines) {
+    buf.clear();
+    if (style == Ns3FctStyle::kHpcc)
+      fmt::format_to(std::back_inserter(buf), "{:08x} {:08x}", ns3_node_ip(l.src_node),
+                     ns3_node_ip(l.dst_node));
+    else
+      fmt::format_to(std::back_inserter(buf), "{} {}", l.src_node, l.dst_node);
+    fmt::format_to(std::back_inserter(buf), " {} {} {} {} {} {}\n", l.sport, l.dport, l.size_bytes,
+                   l.start_ns, l.fct_ns, l.standalone_fct_ns);
+    out << buf;
+  }
+}
+
+}  // namespace rocelab

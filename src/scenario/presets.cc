@@ -1,0 +1,92 @@
+// Presets: the settings of the ns-3 reference simulators, so that a user can run the same
+// topology and flow files in rocelab and compare run for run. Sources in
+// docs/reference-parameters.md; the values below cite the file each comes from.
+#include <stdexcept>
+
+#include "cc/dcqcn.h"
+#include "scenario/scenario_config.h"
+
+namespace rocelab {
+
+namespace {
+
+// Shared by both simulators: 1000 B payload, no preamble/IFG on the wire, per-packet
+// ACKs, a CNP for every marked packet, DCQCN as their Mellanox NIC model.
+void ns3_common(ScenarioConfig& c) {
+  c.wire.mtu_payload_bytes = 1000;       // PACKET_PAYLOAD_SIZE 1000
+  c.wire.phy_overhead_bytes = 0;         // ns-3 point-to-point links carry no preamble/IFG
+  c.transport.ack_interval_packets = 1;  // L2_ACK_INTERVAL 1
+  c.transport.cnp_interval = Delta::zero();
+  c.switch_config.ecn.enabled = true;
+  c.fc = "pfc";
+  c.pfc.mode = PfcThresholdMode::kDynamic;
+  c.cc = "dcqcn";
+  auto dcqcn = std::make_shared<DcqcnSchemeConfig>();
+  DcqcnConfig& d = dcqcn->cfg;
+  d.g = 1.0 / 256;                                 // EWMA_GAIN 0.00390625
+  d.alpha_update_interval = Delta::from_us(1);     // ALPHA_RESUME_INTERVAL 1
+  d.min_cut_interval = Delta::from_us(4);          // RATE_DECREASE_INTERVAL 4
+  d.rate_increase_interval = Delta::from_us(300);  // RP_TIMER 300 (run.py)
+  d.fast_recovery_steps = 1;                       // FAST_RECOVERY_TIMES 1
+  d.byte_counter_bytes = int64_t{1} << 60;         // no byte counter in their model
+  d.alpha_on_timer_only = true;                    // UpdateAlphaMlx
+  c.cc_params = dcqcn;
+  c.cc_params_for = "dcqcn";
+}
+
+// HPCC simulator (alibaba-edu/High-Precision-Congestion-Control), DCQCN as its
+// simulation/run.py sets it for 100 Gb/s hosts (bw = 100).
+void hpcc_ns3(ScenarioConfig& c) {
+  ns3_common(c);
+  c.switch_config.buffer_bytes = 32 * 1000 * 1000;    // run.py: 16 * bw / 50 MB
+  c.switch_config.ecn.kmin_bytes = 100 * 1000;        // KMIN 100 * bw / 25 KB at 25G ...
+  c.switch_config.ecn.kmax_bytes = 400 * 1000;        // KMAX 400 * bw / 25 KB
+  c.switch_config.ecn.reference_rate_bps = gbps(25);  // ... scaled with each port's rate
+  c.switch_config.ecn.pmax = 0.2;                     // PMAX 0.2
+  c.pfc.alpha = 1.0 / 8;                              // third.cc pfc_a_shift 3
+  c.pfc.resume_offset_bytes = 3 * 1024;               // switch-mmu.cc resume_offset 3 KB
+  c.pfc.headroom_delay_factor = 3;                    // headroom = rate * delay * 3
+  c.pfc.headroom_mtus = 0;
+  c.transport.nak_interval = Delta::from_us(500);  // rdma-hw.cc NACK Generation Interval
+  auto& d = static_cast<DcqcnSchemeConfig&>(*c.cc_params).cfg;
+  d.rate_ai_bps = mbps(20);     // RATE_AI 5 * bw / 25 Mb/s
+  d.rate_hai_bps = mbps(200);   // RATE_HAI 50 * bw / 25 Mb/s
+  d.min_rate_bps = mbps(1000);  // MIN_RATE 1000 Mb/s
+}
+
+// ConWeave simulator (conweave-project/conweave-ns3), run.py at 100 Gb/s.
+void conweave_ns3(ScenarioConfig& c) {
+  ns3_common(c);
+  c.switch_config.buffer_bytes = 9 * 1000 * 1000;  // run.py --buffer 9 (MB)
+  c.switch_config.ecn.kmin_bytes = 100 * 1000;     // KMIN 100 KB at every rate
+  c.switch_config.ecn.kmax_bytes = 400 * 1000;     // KMAX 400 KB
+  c.switch_config.ecn.reference_rate_bps = 0;
+  c.switch_config.ecn.pmax = 0.2;   // PMAX 0.2
+  c.pfc.alpha = 1.0 / 16;           // switch-mmu.cc IngressAlpha 0.0625
+  c.pfc.headroom_delay_factor = 2;  // rate * delay * 2 + 2 * MTU
+  c.pfc.headroom_mtus = 2;
+  c.transport.nak_interval = Delta::from_us(4);  // rdma-hw.cc NACKGenerationInterval 4
+  auto& d = static_cast<DcqcnSchemeConfig&>(*c.cc_params).cfg;
+  d.rate_ai_bps = mbps(40);    // 10 * bw / 25 Mb/s
+  d.rate_hai_bps = mbps(100);  // 25 * bw / 25 Mb/s
+  d.min_rate_bps = mbps(100);  // MIN_RATE 100 Mb/s
+}
+
+}  // namespace
+
+std::vector<std::string> preset_names() {
+  return {"hpcc-ns3", "conweave-ns3"};
+}
+
+void apply_preset(const std::string& name, ScenarioConfig& c) {
+  c.preset = name;
+  if (name == "hpcc-ns3") {
+    hpcc_ns3(c);
+  } else if (name == "conweave-ns3") {
+    conweave_ns3(c);
+  } else if (name != "none") {
+    throw std::invalid_argument("unknown preset '" + name + "'");
+  }
+}
+
+}  // namespace rocelab

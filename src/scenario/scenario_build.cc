@@ -1,0 +1,252 @@
+#include "scenario/scenario_build.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <regex>
+
+#include "cc/cc_registry.h"
+#include "lb/lb_registry.h"
+#include "scenario/ns3_format.h"
+#include "scenario/yaml_params.h"
+#include "workload/flow_size_cdf.h"
+#include "workload/patterns.h"
+#include "workload/poisson.h"
+#include "workload/trace.h"
+
+namespace rocelab {
+
+namespace {
+
+std::string workloads_dir() {
+  return std::string(ROCELAB_SOURCE_DIR) + "/workloads";
+}
+
+uint32_t host_id(const TopologySpec& topo, const std::string& name, const std::string& key) {
+  for (uint32_t i = 0; i < topo.nodes.size(); ++i) {
+    if (topo.nodes[i].name != name) continue;
+    if (topo.nodes[i].kind != NodeKind::kHost)
+      throw ConfigError(key + ": '" + name + "' is a switch, not a host");
+    return i;
+  }
+  std::vector<std::string> hosts;
+  for (uint32_t h : topo.hosts()) hosts.push_back(topo.nodes[h].name);
+  const std::string hint = did_you_mean(name, hosts);
+  throw ConfigError(key + ": no host named '" + name + "' in the topology" +
+                    (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
+}
+
+// The edge switch each host hangs off (its rack).
+std::vector<uint32_t> rack_of_hosts(const TopologySpec& topo) {
+  std::vector<uint32_t> rack(topo.nodes.size(), 0);
+  for (const LinkSpec& l : topo.links) {
+    if (topo.nodes[l.a].kind == NodeKind::kHost) rack[l.a] = l.b;
+    if (topo.nodes[l.b].kind == NodeKind::kHost) rack[l.b] = l.a;
+  }
+  return rack;
+}
+
+void ensure_schemes(ScenarioConfig& c) {
+  if (!c.lb_params || c.lb_params_for != c.lb) {
+    const auto* e = lb_registry().find(c.lb);
+    if (!e) throw ConfigError("lb: unknown load balancer '" + c.lb + "'");
+    c.lb_params = e->factory();
+    c.lb_params_for = c.lb;
+  }
+  if (!c.cc_params || c.cc_params_for != c.cc) {
+    const auto* e = cc_registry().find(c.cc);
+    if (!e) throw ConfigError("cc: unknown congestion control '" + c.cc + "'");
+    c.cc_params = e->factory();
+    c.cc_params_for = c.cc;
+  }
+}
+
+std::vector<FlowSpec> generate(const WorkloadConfig& w, size_t index, const TopologySpec& topo,
+                               const std::vector<uint32_t>& rack, uint64_t seed) {
+  const std::string key = "workloads." + std::to_string(index);
+  RandomStream rng(seed, "workload:" + w.name, index);
+  if (w.type == "poisson") {
+    const FlowSizeCdf cdf = FlowSizeCdf::load(resolve_cdf(w.cdf));
+    PoissonParams p;
+    p.hosts = resolve_hosts(topo, w.hosts, key + ".hosts");
+    if (p.hosts.size() < 2) throw ConfigError(key + ".hosts: needs at least two hosts");
+    BitsPerSec rate = 0;
+    for (uint32_t h : p.hosts) {
+      p.host_rack.push_back(rack[h]);
+      for (const LinkSpec& l : topo.links)
+        if (l.a == h || l.b == h) rate = rate == 0 ? l.rate_bps : std::min(rate, l.rate_bps);
+    }
+    p.host_rate_bps = rate;
+    p.load = w.load;
+    p.start = Time::zero() + w.start;
+    p.stop = Time::zero() + w.stop;
+    p.intra_rack_fraction = w.intra_rack_fraction;
+    p.arrivals = w.arrivals == "lognormal" ? ArrivalProcess::kLognormal : ArrivalProcess::kPoisson;
+    p.lognormal_sigma = w.lognormal_sigma;
+    p.tag = w.name;
+    return generate_poisson(p, cdf, rng);
+  }
+  if (w.type == "incast") {
+    IncastParams p;
+    p.senders = resolve_hosts(topo, w.senders, key + ".senders");
+    p.receiver = host_id(topo, w.receiver, key + ".receiver");
+    p.size_per_sender = static_cast<uint64_t>(w.size_per_sender);
+    p.total_size = static_cast<uint64_t>(w.total_size);
+    p.start = Time::zero() + w.start;
+    p.interval = w.interval;
+    p.repeats = w.repeats;
+    p.tag = w.name;
+    return generate_incast(p);
+  }
+  if (w.type == "burst") {
+    BurstParams p;
+    p.senders = resolve_hosts(topo, w.senders, key + ".senders");
+    p.receiver = host_id(topo, w.receiver, key + ".receiver");
+    p.flows_per_sender = w.flows_per_sender;
+    p.flow_size = static_cast<uint64_t>(w.flow_size);
+    p.start = Time::zero() + w.start;
+    p.sender_spacing = w.sender_spacing;
+    p.tag = w.name;
+    return generate_burst(p);
+  }
+  if (w.type == "flows") {
+    std::vector<ExplicitFlow> flows;
+    for (size_t i = 0; i < w.flows.size(); ++i) {
+      const auto& f = w.flows[i];
+      const std::string k = key + ".flows." + std::to_string(i);
+      flows.push_back(ExplicitFlow{host_id(topo, f.src, k + ".src"),
+                                   host_id(topo, f.dst, k + ".dst"),
+                                   static_cast<uint64_t>(f.size_bytes), Time::zero() + f.start});
+    }
+    return generate_explicit(flows, w.name);
+  }
+  // trace
+  std::vector<FlowSpec> flows;
+  if (w.format == "csv") {
+    flows = load_flow_trace_csv(w.file, w.name);
+  } else {
+    const Ns3FlowFormat f = w.format == "hpcc"       ? Ns3FlowFormat::kHpcc
+                            : w.format == "conweave" ? Ns3FlowFormat::kConweave
+                                                     : Ns3FlowFormat::kAuto;
+    flows = read_ns3_flows(w.file, f, w.name);
+  }
+  for (const FlowSpec& f : flows)
+    if (f.src_host >= topo.nodes.size() || f.dst_host >= topo.nodes.size() ||
+        topo.nodes[f.src_host].kind != NodeKind::kHost ||
+        topo.nodes[f.dst_host].kind != NodeKind::kHost)
+      throw ConfigError(w.file + ": flow " + std::to_string(f.src_host) + " -> " +
+                        std::to_string(f.dst_host) + " does not join two hosts of the topology");
+  return flows;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> shipped_cdfs() {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(workloads_dir(), ec))
+    if (e.path().extension() == ".cdf")
+      out.emplace_back(e.path().stem().string(), e.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string resolve_cdf(const std::string& name_or_path) {
+  if (name_or_path.find('/') != std::string::npos || name_or_path.find('.') != std::string::npos)
+    return name_or_path;
+  std::vector<std::string> names;
+  for (const auto& [name, path] : shipped_cdfs()) {
+    if (name == name_or_path) return path;
+    names.push_back(name);
+  }
+  const std::string hint = did_you_mean(name_or_path, names);
+  throw ConfigError("cdf: no shipped workload named '" + name_or_path + "'" +
+                    (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
+}
+
+std::vector<uint32_t> resolve_hosts(const TopologySpec& topo, const std::vector<std::string>& names,
+                                    const std::string& key) {
+  std::vector<uint32_t> out;
+  static const std::regex range(R"(^([A-Za-z_]*)(\d+)\.\.([A-Za-z_]*)(\d+)$)");
+  for (const std::string& n : names) {
+    if (n == "all") {
+      const auto all = topo.hosts();
+      out.insert(out.end(), all.begin(), all.end());
+      continue;
+    }
+    std::smatch m;
+    if (std::regex_match(n, m, range)) {
+      if (m[1] != m[3]) throw ConfigError(key + ": range '" + n + "' must use one prefix");
+      const long a = std::stol(m[2]), b = std::stol(m[4]);
+      if (a > b || b - a > 1000000) throw ConfigError(key + ": range '" + n + "' is empty or huge");
+      for (long i = a; i <= b; ++i)
+        out.push_back(host_id(topo, m[1].str() + std::to_string(i), key));
+      continue;
+    }
+    out.push_back(host_id(topo, n, key));
+  }
+  return out;
+}
+
+TopologySpec build_topology(const TopologyConfig& t) {
+  TopologySpec topo;
+  if (t.type == "leaf_spine") {
+    topo = leaf_spine(t.leaf_spine);
+  } else if (t.type == "fat_tree") {
+    topo = fat_tree(t.fat_tree);
+  } else if (t.type == "flb_testbed") {
+    topo = flb_testbed(t.testbed_rate_bps, t.testbed_link_delay);
+  } else {
+    try {
+      topo = read_ns3_topology(t.file);
+    } catch (const std::runtime_error& e) {
+      throw ConfigError(e.what());
+    }
+  }
+  for (const auto& lr : t.link_rates) {
+    int changed = 0;
+    try {
+      changed = topo.set_link_rate(lr.a, lr.b, lr.rate_bps);
+    } catch (const std::invalid_argument& e) {
+      throw ConfigError(std::string("topology.link_rates: ") + e.what());
+    }
+    if (changed == 0)
+      throw ConfigError("topology.link_rates: no link between '" + lr.a + "' and '" + lr.b + "'");
+  }
+  return topo;
+}
+
+ExperimentSpec build_experiment(ScenarioConfig& c) {
+  ensure_schemes(c);
+  ExperimentSpec spec;
+  spec.topology = build_topology(c.topology);
+  spec.network.switch_config = c.switch_config;
+  spec.network.switch_config.pfc = c.pfc;
+  spec.network.switch_config.pfc.enabled = c.fc == "pfc";
+  spec.network.wire = c.wire;
+  spec.network.seed = static_cast<uint64_t>(c.seed);
+  spec.transport = c.transport;
+  spec.lb = c.lb;
+  spec.cc = c.cc;
+  spec.lb_config = c.lb_params;
+  spec.cc_config = c.cc_params;
+  spec.stop = c.stop_time > Delta::zero() ? Time::zero() + c.stop_time : Time::never();
+  spec.stop_when_done = c.stop_when_done;
+  const std::vector<uint32_t> rack = rack_of_hosts(spec.topology);
+  for (size_t i = 0; i < c.workloads.size(); ++i) {
+    std::vector<FlowSpec> flows;
+    try {
+      flows = generate(c.workloads[i], i, spec.topology, rack, static_cast<uint64_t>(c.seed));
+    } catch (const ConfigError&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw ConfigError("workloads." + std::to_string(i) + " (" + c.workloads[i].name +
+                        "): " + e.what());
+    }
+    spec.flows.insert(spec.flows.end(), flows.begin(), flows.end());
+  }
+  if (spec.flows.empty()) throw ConfigError("workloads: the workloads generate no flow");
+  return spec;
+}
+
+}  // namespace rocelab

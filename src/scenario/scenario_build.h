@@ -1,0 +1,23 @@
+// Turns a ScenarioConfig into an ExperimentSpec: builds or imports the topology, resolves
+// host names, generates every workload's flows from its own random stream.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "scenario/experiment.h"
+#include "scenario/scenario_config.h"
+
+namespace rocelab {
+
+// Throws ConfigError for problems only visible now (unknown host names, a missing file).
+ExperimentSpec build_experiment(ScenarioConfig& c);
+TopologySpec build_topology(const TopologyConfig& t);
+// Host node ids for names, "a..b" ranges and "all".
+std::vector<uint32_t> resolve_hosts(const TopologySpec& topo, const std::vector<std::string>& names,
+                                    const std::string& key);
+// Shipped flow-size CDFs (name -> file).
+std::vector<std::pair<std::string, std::string>> shipped_cdfs();
+std::string resolve_cdf(const std::string& name_or_path);
+
+}  // namespace rocelab

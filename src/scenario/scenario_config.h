@@ -1,0 +1,123 @@
+// A scenario as the user writes it: everything one run needs, each field with a default
+// and its source (see describe()). Loaded strictly from YAML with --set overrides and a
+// named preset; written back whole as config.resolved.yaml.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "net/load_balancer.h"
+#include "net/packet.h"
+#include "net/switch_config.h"
+#include "net/topology.h"
+#include "sim/params.h"
+#include "transport/congestion_control.h"
+#include "transport/transport_config.h"
+
+namespace rocelab {
+
+struct TopologyConfig {
+  std::string type = "leaf_spine";  // leaf_spine | fat_tree | flb_testbed | ns3
+  LeafSpineParams leaf_spine;
+  FatTreeParams fat_tree;
+  BitsPerSec testbed_rate_bps = gbps(40);        // FLB §2: 40 Gb/s
+  Delta testbed_link_delay = Delta::from_us(1);  // not stated by FLB; 1 us assumed
+  std::string file;                              // ns3: topology file
+  struct LinkRate {
+    std::string a, b;
+    BitsPerSec rate_bps = gbps(100);
+  };
+  std::vector<LinkRate> link_rates;  // asymmetric links
+};
+
+struct WorkloadConfig {
+  std::string name = "background";
+  std::string type = "poisson";  // poisson | incast | burst | flows | trace
+  // poisson
+  std::string cdf = "websearch";
+  double load = 0.5;
+  std::string arrivals = "poisson";  // poisson | lognormal
+  double lognormal_sigma = 2.0;
+  double intra_rack_fraction = -1;
+  std::vector<std::string> hosts = {"all"};
+  Delta start;
+  Delta stop = Delta::from_ms(10);
+  // incast and burst
+  std::vector<std::string> senders;
+  std::string receiver;
+  int64_t size_per_sender = 0;
+  int64_t total_size = 0;
+  Delta interval;
+  uint32_t repeats = 1;
+  uint32_t flows_per_sender = 1;
+  int64_t flow_size = 64 * 1000;
+  Delta sender_spacing;
+  // flows
+  struct Flow {
+    std::string src, dst;
+    int64_t size_bytes = 1000000;
+    Delta start;
+  };
+  std::vector<Flow> flows;
+  // trace
+  std::string file;
+  std::string format = "csv";  // csv | hpcc | conweave | auto
+};
+
+struct OutputConfig {
+  bool flows_csv = true;
+  bool ns3_fct = false;
+  std::string ns3_fct_style = "hpcc";  // hpcc | conweave
+  Delta timeseries_interval;           // 0 = no time series
+  bool flow_throughput = true;
+  bool path_throughput = true;
+  bool link_utilization = true;
+  bool queue_length = true;
+  bool pfc_events = true;
+};
+
+struct ScenarioConfig {
+  std::string name = "scenario";
+  std::string description;
+  int64_t seed = 1;
+  std::string preset = "none";
+  TopologyConfig topology;
+  WireModel wire;
+  SwitchConfig switch_config;
+  TransportConfig transport;
+  std::string lb = "ecmp";
+  std::shared_ptr<LbConfig> lb_params;
+  std::string lb_params_for;  // the scheme lb_params was made for
+  std::string cc = "dcqcn";
+  std::shared_ptr<CcConfig> cc_params;
+  std::string cc_params_for;
+  std::string fc = "pfc";  // pfc | none (lossy)
+  PfcConfig pfc;
+  std::vector<WorkloadConfig> workloads;
+  Delta stop_time;             // 0 = no time limit
+  bool stop_when_done = true;  // end once every flow has finished
+  OutputConfig outputs;
+
+  // The directory relative paths in the file are resolved against.
+  std::string base_dir = ".";
+  std::string source_file;
+};
+
+void describe(ParamVisitor& v, ScenarioConfig& c);
+
+// Reads `path` strictly; `overrides` are "dotted.key=value" (the --set option).
+// Throws ConfigError naming the file, line and key on any problem.
+ScenarioConfig load_scenario(const std::string& path, const std::vector<std::string>& overrides);
+ScenarioConfig load_scenario_text(const std::string& yaml_text, const std::string& file_label,
+                                  const std::vector<std::string>& overrides = {});
+// Every value used, defaults filled in: reading it back gives the same scenario.
+std::string resolved_yaml(ScenarioConfig& c);
+// Markdown table of every parameter of the scenario with its default and source.
+std::string parameter_table(ScenarioConfig& c);
+
+// Named presets that reproduce the ns-3 reference simulators' settings.
+std::vector<std::string> preset_names();
+void apply_preset(const std::string& name, ScenarioConfig& c);
+
+}  // namespace rocelab

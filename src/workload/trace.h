@@ -1,0 +1,29 @@
+// Flow lists read from CSV traces, e.g. exported from another simulator or a production log.
+//
+// Format: the first line that is neither blank nor a comment is the header. It names the
+// columns and must contain at least src, dst, size_bytes and start_ns, in any order; other
+// columns are ignored, except an optional `tag` column whose non-empty values override the
+// tag given to the loader for that row. Every later line is one flow with exactly as many
+// fields as the header:
+//   src, dst    node ids (unsigned 32-bit integers), distinct
+//   size_bytes  unsigned 64-bit integer >= 1
+//   start_ns    non-negative decimal number of nanoseconds, e.g. 40000000 or 1500.25 (or
+//               with an exponent, 4e7); rounded to the nearest picosecond
+// Lines whose first non-space character is '#' and blank lines are skipped anywhere. Fields
+// are trimmed of spaces and tabs and may be double-quoted ("" for a quote inside). CRLF line
+// ends and a UTF-8 byte-order mark are accepted.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "workload/flow_spec.h"
+
+namespace rocelab {
+
+// Flows in file order, then stably sorted by start (rows with equal start keep file order).
+// Throws std::runtime_error "path:line: message" on any malformed line or header, and
+// "path: message" if the file cannot be read or has no header.
+std::vector<FlowSpec> load_flow_trace_csv(const std::string& path, const std::string& tag);
+
+}  // namespace rocelab
