@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Builds rocelab (Release) and runs the default scenario: the macro benchmark
-# (8x8 leaf-spine, 16 hosts/leaf, 100 Gb/s, ECMP + DCQCN, WebSearch at 50% load).
+# Builds rocelab (Release) and runs the default scenario under four scheme combinations,
+# printing the side-by-side table. Extra arguments go to `rocelab compare`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-ninja -C build/release -j "$(nproc)"
-exec build/release/bench_macro "$@"
+ninja -C build/release -j "$(nproc)" rocelab
+exec build/release/rocelab compare scenarios/default.yaml \
+  --schemes ecmp+dcqcn,letflow+dcqcn,ecmp+none,rps+dcqcn --out runs/default "$@"

@@ -6,7 +6,7 @@ namespace rocelab {
 
 Network::Network(Simulator& sim, const TopologySpec& topo, const NetworkConfig& cfg)
     : sim_(sim), topo_(topo), cfg_(cfg) {
-  ctx_ = std::unique_ptr<NetContext>(new NetContext{sim, pool_, cfg.wire, {}, {}, cfg.seed});
+  ctx_ = std::unique_ptr<NetContext>(new NetContext{sim, pool_, cfg.wire, {}, {}, cfg.seed, {}});
   ctx_->counters.pause_frames_by_node.assign(topo.nodes.size(), 0);
   pool_.reserve(1 << 14);
 

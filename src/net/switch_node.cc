@@ -121,6 +121,7 @@ void Switch::send_pfc(PortId in_port, Priority prio, bool xoff) {
     ++ctx_.counters.resume_frames;
   }
   port_of(in_port).enqueue(id);
+  if (ctx_.on_pfc) ctx_.on_pfc(PfcEvent{ctx_.sim.now(), id_, in_port, prio, xoff});
 }
 
 }  // namespace rocelab

@@ -66,7 +66,13 @@ std::vector<FlowSpec> generate(const WorkloadConfig& w, size_t index, const Topo
   const std::string key = "workloads." + std::to_string(index);
   RandomStream rng(seed, "workload:" + w.name, index);
   if (w.type == "poisson") {
-    const FlowSizeCdf cdf = FlowSizeCdf::load(resolve_cdf(w.cdf));
+    std::string cdf_path;
+    try {
+      cdf_path = resolve_cdf(w.cdf);
+    } catch (const ConfigError& e) {
+      throw ConfigError(key + ".cdf: " + e.what());
+    }
+    const FlowSizeCdf cdf = FlowSizeCdf::load(cdf_path);
     PoissonParams p;
     p.hosts = resolve_hosts(topo, w.hosts, key + ".hosts");
     if (p.hosts.size() < 2) throw ConfigError(key + ".hosts: needs at least two hosts");
@@ -160,7 +166,7 @@ std::string resolve_cdf(const std::string& name_or_path) {
     names.push_back(name);
   }
   const std::string hint = did_you_mean(name_or_path, names);
-  throw ConfigError("cdf: no shipped workload named '" + name_or_path + "'" +
+  throw ConfigError("no shipped workload named '" + name_or_path + "'" +
                     (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
 }
 
@@ -203,20 +209,39 @@ TopologySpec build_topology(const TopologyConfig& t) {
       throw ConfigError(e.what());
     }
   }
-  for (const auto& lr : t.link_rates) {
+  for (size_t i = 0; i < t.link_rates.size(); ++i) {
+    const auto& lr = t.link_rates[i];
+    const std::string key = "topology.link_rates." + std::to_string(i);
     int changed = 0;
     try {
       changed = topo.set_link_rate(lr.a, lr.b, lr.rate_bps);
     } catch (const std::invalid_argument& e) {
-      throw ConfigError(std::string("topology.link_rates: ") + e.what());
+      throw ConfigError(key + ": " + e.what());
     }
     if (changed == 0)
-      throw ConfigError("topology.link_rates: no link between '" + lr.a + "' and '" + lr.b + "'");
+      throw ConfigError(key + ": no link between '" + lr.a + "' and '" + lr.b + "'");
   }
   return topo;
 }
 
+namespace {
+ExperimentSpec build_unlocated(ScenarioConfig& c);
+}  // namespace
+
+// Errors found while building name a dotted key first; prefix its file and line.
 ExperimentSpec build_experiment(ScenarioConfig& c) {
+  try {
+    return build_unlocated(c);
+  } catch (const ConfigError& e) {
+    const std::string msg = e.what();
+    const size_t colon = msg.find(':');
+    const std::string key = colon == std::string::npos ? "" : msg.substr(0, colon);
+    throw ConfigError(c.where(key) + msg);
+  }
+}
+
+namespace {
+ExperimentSpec build_unlocated(ScenarioConfig& c) {
   ensure_schemes(c);
   ExperimentSpec spec;
   spec.topology = build_topology(c.topology);
@@ -240,13 +265,13 @@ ExperimentSpec build_experiment(ScenarioConfig& c) {
     } catch (const ConfigError&) {
       throw;
     } catch (const std::exception& e) {
-      throw ConfigError("workloads." + std::to_string(i) + " (" + c.workloads[i].name +
-                        "): " + e.what());
+      throw ConfigError("workloads." + std::to_string(i) + ": " + e.what());
     }
     spec.flows.insert(spec.flows.end(), flows.begin(), flows.end());
   }
   if (spec.flows.empty()) throw ConfigError("workloads: the workloads generate no flow");
   return spec;
 }
+}  // namespace
 
 }  // namespace rocelab

@@ -294,6 +294,7 @@ ScenarioConfig load_scenario_text(const std::string& text, const std::string& fi
   for (const std::string& o : overrides) apply_override(root, o);
 
   ScenarioConfig c;
+  c.source_file = file_label;
   // The preset goes first: it changes defaults that the rest of the file may override.
   if (root["preset"] && root["preset"].IsScalar()) {
     const std::string p = root["preset"].Scalar();
@@ -302,6 +303,7 @@ ScenarioConfig load_scenario_text(const std::string& text, const std::string& fi
   }
   try {
     YamlReader reader(root, file_label, "");
+    reader.set_line_index(&c.key_lines);
     describe(reader, c);
     reader.finish();
   } catch (const YAML::Exception& e) {
@@ -325,6 +327,18 @@ ScenarioConfig load_scenario(const std::string& path, const std::vector<std::str
     if (w.type == "poisson" && looks_like_path(w.cdf)) w.cdf = absolute_from(c.base_dir, w.cdf);
   }
   return c;
+}
+
+std::string ScenarioConfig::where(const std::string& key) const {
+  // The key itself, else its closest enclosing key that has a line.
+  for (std::string k = key; !k.empty();) {
+    const auto it = key_lines.find(k);
+    if (it != key_lines.end() && it->second > 0)
+      return source_file + ":" + std::to_string(it->second) + ": ";
+    const size_t dot = k.rfind('.');
+    k = dot == std::string::npos ? "" : k.substr(0, dot);
+  }
+  return source_file.empty() ? "" : source_file + ": ";
 }
 
 std::string resolved_yaml(ScenarioConfig& c) {

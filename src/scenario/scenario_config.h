@@ -3,6 +3,7 @@
 // named preset; written back whole as config.resolved.yaml.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -102,6 +103,9 @@ struct ScenarioConfig {
   // The directory relative paths in the file are resolved against.
   std::string base_dir = ".";
   std::string source_file;
+  std::map<std::string, int> key_lines;  // "dotted.key" -> line in source_file
+  // "file:line: " for a dotted key (for errors found after reading).
+  std::string where(const std::string& key) const;
 };
 
 void describe(ParamVisitor& v, ScenarioConfig& c);

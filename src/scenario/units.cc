@@ -156,12 +156,7 @@ std::optional<int64_t> parse_bytes(std::string_view text, std::string* why) {
 }
 
 std::optional<BitsPerSec> parse_rate(std::string_view text, std::string* why) {
-  auto v = parse_with_units(text, kRateUnits, true, false, "a rate like 100Gbps", why);
-  if (v && *v <= 0) {
-    if (why) *why = "a rate must be positive, got '" + std::string(text) + "'";
-    return std::nullopt;
-  }
-  return v;
+  return parse_with_units(text, kRateUnits, true, false, "a rate like 100Gbps", why);
 }
 
 std::optional<Delta> parse_duration(std::string_view text, std::string* why) {

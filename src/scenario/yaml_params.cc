@@ -46,8 +46,8 @@ YamlReader::YamlReader(const YAML::Node& node, std::string file, std::string pat
     : node_(node), file_(std::move(file)), path_(std::move(path)) {
   if (node_ && !node_.IsNull() && !node_.IsMap()) {
     const int line = node_.Mark().line + 1;
-    throw ConfigError(file_ + ":" + std::to_string(line) + ": " +
-                      (path_.empty() ? std::string("the scenario") : "'" + path_ + "'") +
+    throw ConfigError(file_ + ":" + std::to_string(line > 0 ? line : 1) + ": " +
+                      (path_.empty() ? std::string("the scenario") : path_) +
                       " must be a map of key: value");
   }
 }
@@ -55,15 +55,25 @@ YamlReader::YamlReader(const YAML::Node& node, std::string file, std::string pat
 int YamlReader::line_of(std::string_view key) const {
   if (node_ && node_.IsMap()) {
     for (const auto& kv : node_)
-      if (kv.first.Scalar() == key) return kv.first.Mark().line + 1;
-    return node_.Mark().line + 1;
+      if (kv.first.Scalar() == key) return kv.first.Mark().line + 1;  // 0: made by --set
+    const int line = node_.Mark().line + 1;
+    if (line > 0) return line;
   }
-  return 1;
+  return line_hint_;
+}
+
+std::string YamlReader::full_key(std::string_view key) const {
+  return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+}
+
+// "file:line" for keys from the file; values set by --set carry no position.
+std::string YamlReader::where(std::string_view key) const {
+  const int line = line_of(key);
+  return line > 0 ? file_ + ":" + std::to_string(line) : file_ + ": --set";
 }
 
 void YamlReader::fail(std::string_view key, const std::string& message) const {
-  const std::string full = path_.empty() ? std::string(key) : path_ + "." + std::string(key);
-  throw ConfigError(file_ + ":" + std::to_string(line_of(key)) + ": " + full + ": " + message);
+  throw ConfigError(where(key) + ": " + full_key(key) + ": " + message);
 }
 
 void YamlReader::finish() const {
@@ -88,6 +98,7 @@ void YamlReader::finish() const {
 
 std::optional<std::string> YamlReader::scalar(std::string_view key, std::string_view expected) {
   visited_.insert(std::string(key));
+  if (line_index_) (*line_index_)[full_key(key)] = line_of(key);
   if (!node_ || !node_.IsMap()) return std::nullopt;
   const YAML::Node v = node_[std::string(key)];
   if (!v) return std::nullopt;
@@ -204,6 +215,7 @@ void YamlReader::choice(std::string_view key, std::string& v, std::span<const st
 
 void YamlReader::text_list(std::string_view key, std::vector<std::string>& v, std::string_view) {
   visited_.insert(std::string(key));
+  if (line_index_) (*line_index_)[full_key(key)] = line_of(key);
   if (!node_ || !node_.IsMap()) return;
   const YAML::Node n = node_[std::string(key)];
   if (!n) return;
@@ -229,12 +241,16 @@ void YamlReader::section(std::string_view key, const std::function<void(ParamVis
     YAML::Node expanded(YAML::NodeType::Map);
     expanded[std::string(shorthand)] = child.Scalar();
     YamlReader r(expanded, file_, path);
+    r.line_hint_ = line_of(key);
+    r.line_index_ = line_index_;
     body(r);
     r.finish();
     return;
   }
   if (child && child.IsNull()) child = YAML::Node();
   YamlReader r(child, file_, path);
+  r.line_hint_ = line_of(key);
+  r.line_index_ = line_index_;
   body(r);
   r.finish();
 }
@@ -246,11 +262,15 @@ void YamlReader::list(std::string_view key, size_t& size, const std::function<vo
   const YAML::Node n = node_[std::string(key)];
   if (!n) return;
   if (!n.IsSequence()) fail(key, "expected a list (each item starting with '- ')");
+  if (line_index_) (*line_index_)[full_key(key)] = line_of(key);
   size = n.size();
   resize(size);
   const std::string path = path_.empty() ? std::string(key) : path_ + "." + std::string(key);
   for (size_t i = 0; i < size; ++i) {
     YamlReader r(n[i], file_, path + "." + std::to_string(i));
+    r.line_hint_ = line_of(key);
+    r.line_index_ = line_index_;
+    if (line_index_) (*line_index_)[path + "." + std::to_string(i)] = n[i].Mark().line + 1;
     item(r, i);
     r.finish();
   }

@@ -5,6 +5,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <map>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -28,6 +29,9 @@ class YamlReader final : public ParamVisitor {
  public:
   // `node` must be a map (or null: everything keeps its default).
   YamlReader(const YAML::Node& node, std::string file, std::string path);
+  // Records "dotted.key" -> line of every key read, so that later checks (host names,
+  // files) can point at the line too.
+  void set_line_index(std::map<std::string, int>* index) { line_index_ = index; }
   // Throws ConfigError for keys that no describe() asked for.
   void finish() const;
 
@@ -59,10 +63,15 @@ class YamlReader final : public ParamVisitor {
   [[noreturn]] void fail(std::string_view key, const std::string& message) const;
   int line_of(std::string_view key) const;
 
+  std::string where(std::string_view key) const;
+  std::string full_key(std::string_view key) const;
+
   YAML::Node node_;
   std::string file_;
   std::string path_;
   std::set<std::string> visited_;
+  int line_hint_ = 0;  // for maps made from shorthand scalars, which carry no position
+  std::map<std::string, int>* line_index_ = nullptr;
 };
 
 class YamlWriter final : public ParamVisitor {

@@ -50,6 +50,7 @@ FlowId RdmaTransport::add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time
   r.size_bytes = size_bytes;
   r.start = start;
   r.tag = tag;
+  r.sport = s.sport;
   r.ideal_fct = s.base_rtt +
                 serialization_delay(static_cast<int64_t>(w.message_wire_bytes(size_bytes)),
                                     std::min(s.line_rate_bps, net_.bottleneck_rate_bps(src, dst)));

@@ -26,6 +26,7 @@ struct FlowRecord {
   Time finish = Time::never();
   Delta ideal_fct;
   uint16_t tag = 0;
+  uint16_t sport = 0;
   bool finished() const { return finish != Time::never(); }
   Delta fct() const { return finish - start; }
 };

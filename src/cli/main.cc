@@ -1,0 +1,230 @@
+// The rocelab command: thin, it parses arguments and calls scenario/.
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "cc/cc_registry.h"
+#include "lb/lb_registry.h"
+#include "scenario/ns3_format.h"
+#include "scenario/runner.h"
+#include "scenario/scenario_build.h"
+#include "scenario/scenario_config.h"
+#include "scenario/yaml_params.h"
+#include "workload/flow_size_cdf.h"
+
+using namespace rocelab;
+
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+extern "C" void on_sigint(int) {
+  g_interrupted.store(true);
+}
+
+ScenarioConfig load(const std::string& path, const std::vector<std::string>& sets,
+                    const std::optional<int64_t>& seed) {
+  ScenarioConfig c = load_scenario(path, sets);
+  if (seed) c.seed = *seed;
+  return c;
+}
+
+void print_summary(const std::string& name, const nlohmann::json& s) {
+  std::printf("%s", compare_table({{name, s}}).c_str());
+  std::printf("drops %llu, PFC pauses %llu, events %llu in %.2f s (%.2f M events/s)%s\n",
+              static_cast<unsigned long long>(s["drops"].get<uint64_t>()),
+              static_cast<unsigned long long>(s["pfc_pause_frames"].get<uint64_t>()),
+              static_cast<unsigned long long>(s["events"].get<uint64_t>()),
+              s["wall_s"].get<double>(), s["events_per_s"].get<double>() / 1e6,
+              s["complete"].get<bool>() ? "" : "  [interrupted: incomplete]");
+}
+
+int cmd_list() {
+  std::printf("load balancers (lb):\n");
+  for (const auto* e : lb_registry().all())
+    std::printf("  %-12s %s\n", e->name.c_str(), e->description.c_str());
+  std::printf("congestion controls (cc):\n");
+  for (const auto* e : cc_registry().all())
+    std::printf("  %-12s %s\n", e->name.c_str(), e->description.c_str());
+  std::printf("flow controls (fc):\n  %-12s %s\n  %-12s %s\n", "pfc",
+              "IEEE 802.1Qbb priority flow control: lossless", "none",
+              "no PFC: lossy, go-back-N recovers");
+  std::printf("topologies (topology.type):\n");
+  std::printf("  %-12s %s\n", "leaf_spine",
+              "leaves x spines, hosts per leaf, any oversubscription");
+  std::printf("  %-12s %s\n", "fat_tree", "3-tier: pods of edge + aggregation switches, cores");
+  std::printf("  %-12s %s\n", "flb_testbed",
+              "FLB paper Fig. 1: S0 -> S1/S2/S3 -> S4, H0-H16, R0-R2");
+  std::printf("  %-12s %s\n", "ns3", "an HPCC/ConWeave ns-3 topology file");
+  std::printf("workload types (workloads[].type):\n");
+  std::printf("  %-12s %s\n", "poisson",
+              "flow sizes from a CDF, Poisson or lognormal arrivals at a load");
+  std::printf("  %-12s %s\n", "incast",
+              "N-to-1, total or per-sender size, repeated at an interval");
+  std::printf("  %-12s %s\n", "burst", "each sender starts k flows of size s to one receiver at t");
+  std::printf("  %-12s %s\n", "flows", "explicit flows");
+  std::printf("  %-12s %s\n", "trace", "a flow trace: CSV, or an HPCC/ConWeave ns-3 flow file");
+  std::printf("flow-size distributions (workloads[].cdf):\n");
+  for (const auto& [name, path] : shipped_cdfs()) {
+    double mean = 0;
+    try {
+      mean = FlowSizeCdf::load(path).mean_bytes();
+    } catch (...) {
+    }
+    std::printf("  %-18s mean %.0f B\n", name.c_str(), mean);
+  }
+  std::printf("presets (preset):\n  hpcc-ns3, conweave-ns3 (see docs/reference-parameters.md)\n");
+  return 0;
+}
+
+int cmd_import(const std::string& topo_path, const std::string& flows_path,
+               const std::string& format, const std::string& preset, const std::string& out) {
+  read_ns3_topology(topo_path);  // validates; errors name the file and line
+  const Ns3FlowFormat f = format == "hpcc"       ? Ns3FlowFormat::kHpcc
+                          : format == "conweave" ? Ns3FlowFormat::kConweave
+                                                 : Ns3FlowFormat::kAuto;
+  const auto flows = read_ns3_flows(flows_path, f, "trace");
+  ScenarioConfig c;
+  if (!preset.empty() && preset != "none") apply_preset(preset, c);
+  c.name = std::filesystem::path(out).stem().string();
+  c.description = "imported from " + topo_path + " and " + flows_path;
+  c.topology.type = "ns3";
+  c.topology.file = std::filesystem::absolute(topo_path).string();
+  WorkloadConfig w;
+  w.name = "trace";
+  w.type = "trace";
+  w.file = std::filesystem::absolute(flows_path).string();
+  w.format = format;
+  c.workloads = {w};
+  c.outputs.ns3_fct = true;
+  c.outputs.ns3_fct_style = format == "conweave" ? "conweave" : "hpcc";
+  std::ofstream(out) << "# rocelab scenario imported from ns-3 files (" << flows.size()
+                     << " flows); edit freely.\n"
+                     << resolved_yaml(c);
+  std::printf("wrote %s: %zu flows\n", out.c_str(), flows.size());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"rocelab: a fast, faithful simulator of lossless RDMA (RoCEv2 + PFC) fabrics"};
+  app.require_subcommand(1);
+
+  std::string scenario, out_dir, schemes, topo_file, flows_file, format = "auto", preset,
+                                                                 import_out;
+  std::vector<std::string> sets;
+  std::optional<int64_t> seed;
+  bool quiet = false;
+  unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
+
+  auto* run = app.add_subcommand("run", "run one scenario");
+  run->add_option("scenario", scenario, "scenario YAML file")->required();
+  run->add_option("--out,-o", out_dir, "run directory (default runs/<name>)");
+  run->add_option("--seed", seed, "override the scenario's seed");
+  run->add_option("--set", sets, "override a parameter: dotted.key=value (repeatable)");
+  run->add_flag("--quiet,-q", quiet, "no progress line");
+
+  auto* cmp = app.add_subcommand("compare", "run one scenario under several schemes");
+  cmp->add_option("scenario", scenario, "scenario YAML file")->required();
+  cmp->add_option("--schemes", schemes, "LB+CC[+FC],... e.g. ecmp+dcqcn,letflow+none")->required();
+  cmp->add_option("--out,-o", out_dir, "write DIR/<scheme>/ and DIR/compare.csv");
+  cmp->add_option("--seed", seed, "override the scenario's seed");
+  cmp->add_option("--set", sets, "override a parameter: dotted.key=value (repeatable)");
+  cmp->add_option("--jobs,-j", jobs, "runs in parallel (default: all cores)");
+  cmp->add_flag("--quiet,-q", quiet, "no progress line");
+
+  auto* val = app.add_subcommand("validate", "check a scenario without running it");
+  val->add_option("scenario", scenario, "scenario YAML file")->required();
+  val->add_option("--set", sets, "override a parameter: dotted.key=value (repeatable)");
+
+  auto* lst = app.add_subcommand("list", "schemes, topologies, workloads and presets");
+  auto* par = app.add_subcommand("params", "every parameter with its default and source");
+  par->add_option("scenario", scenario, "show the values this scenario resolves to");
+
+  auto* imp = app.add_subcommand("import", "make a scenario from ns-3 topology and flow files");
+  imp->add_option("--topology", topo_file, "topology file (HPCC/ConWeave format)")->required();
+  imp->add_option("--flows", flows_file, "flow file")->required();
+  imp->add_option("--format", format, "hpcc | conweave | auto")
+      ->check(CLI::IsMember({"hpcc", "conweave", "auto"}));
+  imp->add_option("--preset", preset, "hpcc-ns3 | conweave-ns3")
+      ->check(CLI::IsMember({"none", "hpcc-ns3", "conweave-ns3"}));
+  imp->add_option("-o,--out", import_out, "scenario file to write")->required();
+
+  CLI11_PARSE(app, argc, argv);
+  std::signal(SIGINT, on_sigint);
+
+  try {
+    if (lst->parsed()) return cmd_list();
+    if (imp->parsed()) return cmd_import(topo_file, flows_file, format, preset, import_out);
+    if (par->parsed()) {
+      ScenarioConfig c = scenario.empty() ? ScenarioConfig{} : load(scenario, {}, std::nullopt);
+      std::printf("%s", parameter_table(c).c_str());
+      return 0;
+    }
+    ScenarioConfig c = load(scenario, sets, seed);
+    if (val->parsed()) {
+      const ExperimentSpec spec = build_experiment(c);
+      std::printf("%s: ok (%zu nodes, %zu links, %zu flows, %s+%s+%s)\n", scenario.c_str(),
+                  spec.topology.nodes.size(), spec.topology.links.size(), spec.flows.size(),
+                  c.lb.c_str(), c.cc.c_str(), c.fc.c_str());
+      return 0;
+    }
+    if (run->parsed()) {
+      RunOptions o;
+      o.quiet = quiet;
+      o.interrupted = &g_interrupted;
+      o.out_dir = out_dir.empty() ? "runs/" + c.name : out_dir;
+      const nlohmann::json s = run_scenario(c, o);
+      print_summary(c.lb + "+" + c.cc + "+" + c.fc, s);
+      std::printf("results in %s/\n", o.out_dir.c_str());
+      return s["complete"].get<bool>() ? 0 : 130;
+    }
+    // compare
+    const std::vector<SchemeTriple> triples = parse_schemes(schemes);
+    std::vector<std::pair<std::string, nlohmann::json>> results(triples.size());
+    std::vector<std::string> errors(triples.size());
+    std::atomic<size_t> next{0};
+    auto worker = [&] {
+      for (size_t i; (i = next++) < triples.size();) {
+        ScenarioConfig ci = c;
+        ci.lb = triples[i].lb;
+        ci.cc = triples[i].cc;
+        ci.fc = triples[i].fc;
+        RunOptions o;
+        o.quiet = quiet || jobs > 1;
+        o.interrupted = &g_interrupted;
+        o.label = triples[i].label() + ": ";
+        if (!out_dir.empty()) o.out_dir = out_dir + "/" + triples[i].label();
+        try {
+          results[i] = {triples[i].label(), run_scenario(ci, o)};
+        } catch (const std::exception& e) {
+          errors[i] = e.what();
+        }
+      }
+    };
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < std::min<size_t>(jobs, triples.size()); ++t) pool.emplace_back(worker);
+    for (auto& t : pool) t.join();
+    for (size_t i = 0; i < errors.size(); ++i)
+      if (!errors[i].empty()) throw std::runtime_error(triples[i].label() + ": " + errors[i]);
+    std::printf("%s", compare_table(results).c_str());
+    if (!out_dir.empty()) {
+      std::filesystem::create_directories(out_dir);
+      std::ofstream(out_dir + "/compare.csv") << compare_csv(results);
+      std::printf("results in %s/ (compare.csv and one directory per scheme)\n", out_dir.c_str());
+    }
+    return g_interrupted ? 130 : 0;
+  } catch (const ConfigError& e) {
+    std::fprintf(stderr, "rocelab: error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rocelab: error: %s\n", e.what());
+    return 1;
+  }
+}

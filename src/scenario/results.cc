@@ -1,0 +1,173 @@
+#include "scenario/results.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "scenario/ns3_format.h"
+#include "stats/fct_summary.h"
+
+namespace rocelab {
+
+namespace {
+
+nlohmann::json fct_json(const std::vector<FctSample>& samples) {
+  const FctSummary s = summarize(samples);
+  return {{"flows", s.flows},
+          {"afct_us", s.afct_us},
+          {"p50_fct_us", s.p50_fct_us},
+          {"p99_fct_us", s.p99_fct_us},
+          {"mean_slowdown", s.mean_slowdown},
+          {"p99_slowdown", s.p99_slowdown}};
+}
+
+struct LinkStats {
+  uint64_t paused_links = 0;        // directed links whose sender was paused at least once
+  uint64_t fabric_links = 0;        // directed switch-to-switch links
+  double mean_paused_fraction = 0;  // over all directed links
+  double fabric_utilization = 0;    // mean data utilisation of switch-to-switch links
+};
+
+LinkStats link_stats(Network& net, Time end) {
+  LinkStats ls;
+  double paused_sum = 0, util_sum = 0;
+  uint64_t links = 0;
+  const double secs = end.seconds();
+  for (size_t n = 0; n < net.node_count(); ++n) {
+    const Node& node = net.node(NodeId(static_cast<uint32_t>(n)));
+    for (size_t p = 0; p < node.port_count(); ++p) {
+      const EgressPort& port = node.port(PortId(static_cast<uint16_t>(p)));
+      ++links;
+      if (port.counters().times_paused > 0) ++ls.paused_links;
+      if (secs > 0) paused_sum += port.paused_time(end).seconds() / secs;
+      if (node.kind() == NodeKind::kSwitch && port.peer()->kind() == NodeKind::kSwitch) {
+        ++ls.fabric_links;
+        if (secs > 0)
+          util_sum += static_cast<double>(port.counters().tx_data_bytes) * 8 /
+                      (static_cast<double>(port.rate_bps()) * secs);
+      }
+    }
+  }
+  ls.mean_paused_fraction = links ? paused_sum / static_cast<double>(links) : 0;
+  ls.fabric_utilization = ls.fabric_links ? util_sum / static_cast<double>(ls.fabric_links) : 0;
+  return ls;
+}
+
+}  // namespace
+
+std::string ns_text(int64_t ps) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%s%lld.%03lld", ps < 0 ? "-" : "",
+                static_cast<long long>(std::llabs(ps) / 1000),
+                static_cast<long long>(std::llabs(ps) % 1000));
+  return buf;
+}
+
+nlohmann::json make_summary(const ScenarioConfig& c, Experiment& exp, const RunStats& st,
+                            bool complete) {
+  RdmaTransport& tr = exp.transport();
+  Network& net = exp.network();
+  std::vector<FctSample> all;
+  std::map<std::string, std::vector<FctSample>> by_size, by_tag;
+  for (const char* b : {"small", "medium", "large"}) by_size[b];
+  for (const std::string& t : exp.tags()) by_tag[t];
+  uint64_t completed = 0;
+  for (const FlowRecord& r : tr.records()) {
+    if (!r.finished()) continue;
+    ++completed;
+    const FctSample s{r.size_bytes, r.fct().us(), r.ideal_fct.us()};
+    all.push_back(s);
+    by_size[size_bucket_name(size_bucket(r.size_bytes))].push_back(s);
+    by_tag[exp.tags()[r.tag]].push_back(s);
+  }
+  nlohmann::json j = fct_json(all);
+  j.erase("flows");
+  j["flows_total"] = tr.flow_count();
+  j["flows_completed"] = completed;
+  for (auto& [name, samples] : by_size) j["by_size"][name] = fct_json(samples);
+  for (auto& [name, samples] : by_tag) j["by_tag"][name] = fct_json(samples);
+
+  const NetCounters& nc = net.counters();
+  j["drops"] = nc.drops;
+  j["pfc_pause_frames"] = nc.pause_frames;
+  j["pfc_resume_frames"] = nc.resume_frames;
+  std::map<std::string, uint64_t> by_layer = {{"edge", 0}, {"aggregation", 0}, {"core", 0}};
+  for (NodeId s : net.switches())
+    by_layer[layer_name(net.node(s).layer())] += nc.pause_frames_by_node[s.index()];
+  const double secs = st.sim_end.seconds();
+  for (const auto& [layer, n] : by_layer) {
+    j["pfc_pause_frames_by_layer"][layer] = n;
+    j["pfc_pause_rate_per_s_by_layer"][layer] = secs > 0 ? static_cast<double>(n) / secs : 0.0;
+  }
+  const LinkStats ls = link_stats(net, st.sim_end);
+  j["paused_links"] = ls.paused_links;
+  j["mean_paused_time_fraction"] = ls.mean_paused_fraction;
+  j["fabric_utilization"] = ls.fabric_utilization;
+  j["ecn_marks"] = nc.ecn_marks;
+
+  const TransportCounters& tc = tr.counters();
+  j["data_packets"] = tc.data_packets_sent;
+  j["retransmitted_bytes"] = tc.retransmitted_bytes;
+  j["cnps"] = tc.cnps_sent;
+  j["naks"] = tc.naks_sent;
+  j["timeouts"] = tc.timeouts;
+  j["out_of_order_packets"] = tc.out_of_order_packets;
+
+  j["events"] = st.events;
+  j["sim_time_ns"] = st.sim_end.ps / 1000;
+  j["wall_s"] = st.wall_s;
+  j["events_per_s"] = st.wall_s > 0 ? static_cast<double>(st.events) / st.wall_s : 0.0;
+  j["seed"] = c.seed;
+  j["version"] = ROCELAB_VERSION;
+  j["scheme"] = c.lb + "+" + c.cc + "+" + c.fc;
+  j["complete"] = complete;
+  return j;
+}
+
+void write_flows_csv(const std::string& path, Experiment& exp) {
+  std::ofstream out(path);
+  out << "id,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,tag\n";
+  const TopologySpec& topo = exp.network().topology();
+  char sd[32];
+  for (const FlowRecord& r : exp.transport().records()) {
+    out << r.id.index() << ',' << topo.nodes[r.src.index()].name << ','
+        << topo.nodes[r.dst.index()].name << ',' << r.size_bytes << ',' << ns_text(r.start.ps)
+        << ',';
+    if (r.finished()) {
+      const double slowdown =
+          std::max(1.0, static_cast<double>(r.fct().ps) / static_cast<double>(r.ideal_fct.ps));
+      std::snprintf(sd, sizeof sd, "%.6f", slowdown);
+      out << ns_text(r.finish.ps) << ',' << ns_text(r.fct().ps) << ',' << ns_text(r.ideal_fct.ps)
+          << ',' << sd;
+    } else {
+      out << ",," << ns_text(r.ideal_fct.ps) << ',';
+    }
+    out << ',' << exp.tags()[r.tag] << '\n';
+  }
+}
+
+void write_fct_file(const std::string& path, Experiment& exp, const std::string& style) {
+  std::vector<FctLine> lines;
+  for (const FlowRecord& r : exp.transport().records()) {
+    if (!r.finished()) continue;
+    lines.push_back(FctLine{r.src.index(), r.dst.index(), r.sport, 4791, r.size_bytes,
+                            r.start.ps / 1000, r.fct().ps / 1000, r.ideal_fct.ps / 1000});
+  }
+  std::ofstream out(path);
+  write_ns3_fct(out, lines, style == "conweave" ? Ns3FctStyle::kConweave : Ns3FctStyle::kHpcc);
+}
+
+void write_run_dir(const std::string& dir, ScenarioConfig& c, Experiment& exp,
+                   const nlohmann::json& summary) {
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/summary.json") << summary.dump(2) << '\n';
+  std::ofstream(dir + "/config.resolved.yaml")
+      << "# rocelab " << ROCELAB_VERSION << ": every parameter of this run; "
+      << "`rocelab run` on this file repeats it.\n"
+      << resolved_yaml(c);
+  if (c.outputs.flows_csv) write_flows_csv(dir + "/flows.csv", exp);
+  if (c.outputs.ns3_fct) write_fct_file(dir + "/fct.txt", exp, c.outputs.ns3_fct_style);
+}
+
+}  // namespace rocelab

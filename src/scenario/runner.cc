@@ -1,0 +1,174 @@
+#include "scenario/runner.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdio>
+#include <sstream>
+
+#include "cc/cc_registry.h"
+#include "lb/lb_registry.h"
+#include "scenario/results.h"
+#include "scenario/scenario_build.h"
+#include "scenario/timeseries.h"
+#include "scenario/yaml_params.h"
+
+namespace rocelab {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+}  // namespace
+
+nlohmann::json run_scenario(ScenarioConfig& c, const RunOptions& o) {
+  ExperimentSpec spec = build_experiment(c);
+  Experiment exp(spec);
+  std::unique_ptr<TimeSeriesRecorder> ts;
+  if (!o.out_dir.empty() && c.outputs.timeseries_interval > Delta::zero())
+    ts = std::make_unique<TimeSeriesRecorder>(exp, c.outputs, o.out_dir);
+
+  const Time end = spec.stop;
+  const auto t0 = Clock::now();
+  auto last_print = t0;
+  bool printed = false;
+  Delta chunk = Delta::from_us(10);
+  bool interrupted = false;
+  for (;;) {
+    if (o.interrupted && o.interrupted->load()) {
+      interrupted = true;
+      break;
+    }
+    const auto c0 = Clock::now();
+    const Time target = std::min(end, exp.sim().now() + chunk);
+    const RunStats st = exp.run(target);
+    if ((st.all_finished && spec.stop_when_done) || exp.sim().now() >= end ||
+        exp.sim().pending_events() == 0)
+      break;
+    // Aim at ~0.1 s of wall time per chunk, so Ctrl-C and the progress line stay prompt.
+    const double w = seconds_since(c0);
+    if (w < 0.05 && chunk < Delta::from_ms(100)) chunk = chunk * 2;
+    if (w > 0.2 && chunk > Delta::from_ns(100)) chunk = chunk / 2;
+    if (!o.quiet && seconds_since(last_print) > 2.0) {
+      last_print = Clock::now();
+      const double elapsed = seconds_since(t0);
+      const double now_ms = exp.sim().now().seconds() * 1e3;
+      double frac;
+      if (end != Time::never()) {
+        frac = exp.sim().now().seconds() / end.seconds();
+      } else {
+        frac = static_cast<double>(exp.transport().counters().flows_finished) /
+               static_cast<double>(std::max<size_t>(1, exp.transport().flow_count()));
+      }
+      const double eta = frac > 0 ? elapsed * (1 - frac) / frac : 0;
+      std::fprintf(stderr, "\r%ssimulated %.3f ms (%.0f%%), %.2f M events/s, ETA %.0f s   ",
+                   o.label.c_str(), now_ms, 100 * frac,
+                   static_cast<double>(exp.sim().events_processed()) / elapsed / 1e6, eta);
+      std::fflush(stderr);
+      printed = true;
+    }
+  }
+  if (printed) std::fprintf(stderr, "\n");
+  RunStats total;
+  total.events = exp.sim().events_processed();
+  total.wall_s = seconds_since(t0);
+  total.sim_end = exp.sim().now();
+  if (ts) ts->finish();
+  nlohmann::json summary = make_summary(c, exp, total, !interrupted);
+  if (!o.out_dir.empty()) write_run_dir(o.out_dir, c, exp, summary);
+  return summary;
+}
+
+std::vector<SchemeTriple> parse_schemes(const std::string& list) {
+  std::vector<SchemeTriple> out;
+  std::stringstream ss(list);
+  for (std::string item; std::getline(ss, item, ',');) {
+    if (item.empty()) continue;
+    std::vector<std::string> parts;
+    std::stringstream is(item);
+    for (std::string p; std::getline(is, p, '+');) parts.push_back(p);
+    if (parts.size() < 2 || parts.size() > 3)
+      throw ConfigError("--schemes: '" + item + "' must be LB+CC or LB+CC+FC");
+    SchemeTriple t{parts[0], parts[1], parts.size() == 3 ? parts[2] : "pfc"};
+    auto check = [&](const std::string& name, std::vector<std::string> known, const char* what) {
+      if (std::find(known.begin(), known.end(), name) != known.end()) return;
+      const std::string hint = did_you_mean(name, known);
+      throw ConfigError("--schemes: unknown " + std::string(what) + " '" + name + "' in '" + item +
+                        "'" + (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
+    };
+    check(t.lb, lb_registry().names(), "load balancer");
+    check(t.cc, cc_registry().names(), "congestion control");
+    check(t.fc, {"pfc", "none"}, "flow control");
+    out.push_back(t);
+  }
+  if (out.empty()) throw ConfigError("--schemes: give at least one LB+CC combination");
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> headline_values(const nlohmann::json& s) {
+  std::vector<std::pair<std::string, std::string>> out;
+  auto num = [](const nlohmann::json& v) {
+    if (v.is_number_integer() || v.is_number_unsigned()) return v.dump();
+    if (v.is_number()) return fmt::format("{:.6g}", v.get<double>());
+    if (v.is_boolean()) return std::string(v.get<bool>() ? "true" : "false");
+    return v.is_string() ? v.get<std::string>() : v.dump();
+  };
+  for (const char* k :
+       {"flows_total", "flows_completed", "drops", "pfc_pause_frames", "afct_us", "p99_fct_us",
+        "mean_slowdown", "p99_slowdown", "paused_links", "mean_paused_time_fraction",
+        "fabric_utilization", "ecn_marks", "retransmitted_bytes", "events", "sim_time_ns", "wall_s",
+        "events_per_s", "complete"})
+    if (s.contains(k)) out.emplace_back(k, num(s[k]));
+  for (const char* b : {"small", "medium", "large"})
+    for (const char* k : {"afct_us", "p99_fct_us", "mean_slowdown", "p99_slowdown"})
+      out.emplace_back(fmt::format("by_size.{}.{}", b, k), num(s["by_size"][b][k]));
+  for (const char* l : {"edge", "aggregation", "core"})
+    out.emplace_back(fmt::format("pfc_pause_rate_per_s_by_layer.{}", l),
+                     num(s["pfc_pause_rate_per_s_by_layer"][l]));
+  return out;
+}
+
+std::string compare_table(const std::vector<std::pair<std::string, nlohmann::json>>& runs) {
+  std::string out = fmt::format("{:<24} {:>9} {:>10} {:>11} {:>8} {:>8} {:>8} {:>10} {:>7} {:>6}\n",
+                                "scheme", "done", "AFCT(us)", "p99FCT(us)", "p99sd-S", "p99sd-M",
+                                "p99sd-L", "PAUSE/s", "paused", "util");
+  for (const auto& [name, s] : runs) {
+    const double secs = static_cast<double>(s["sim_time_ns"].get<int64_t>()) * 1e-9;
+    const double pause_rate =
+        secs > 0 ? static_cast<double>(s["pfc_pause_frames"].get<uint64_t>()) / secs : 0;
+    auto bucket = [&](const char* b) {
+      const auto& j = s["by_size"][b];
+      return j["flows"].get<uint64_t>() ? fmt::format("{:.2f}", j["p99_slowdown"].get<double>())
+                                        : std::string("-");
+    };
+    out += fmt::format(
+        "{:<24} {:>9} {:>10.1f} {:>11.1f} {:>8} {:>8} {:>8} {:>10.3g} {:>7} {:>5.1f}%\n", name,
+        fmt::format("{}/{}", s["flows_completed"].get<uint64_t>(),
+                    s["flows_total"].get<uint64_t>()),
+        s["afct_us"].get<double>(), s["p99_fct_us"].get<double>(), bucket("small"),
+        bucket("medium"), bucket("large"), pause_rate, s["paused_links"].get<uint64_t>(),
+        100 * s["fabric_utilization"].get<double>());
+  }
+  return out;
+}
+
+std::string compare_csv(const std::vector<std::pair<std::string, nlohmann::json>>& runs) {
+  std::string out;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const auto values = headline_values(runs[i].second);
+    if (i == 0) {
+      out += "scheme";
+      for (const auto& [k, v] : values) out += "," + k;
+      out += "\n";
+    }
+    out += runs[i].first;
+    for (const auto& [k, v] : values) out += "," + v;
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace rocelab

@@ -1,0 +1,36 @@
+// Runs a scenario end to end: build, simulate with a progress line, write the run directory.
+#pragma once
+
+#include <atomic>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "scenario/scenario_config.h"
+
+namespace rocelab {
+
+struct RunOptions {
+  bool quiet = false;                              // no progress line on stderr
+  const std::atomic<bool>* interrupted = nullptr;  // set by Ctrl-C: stop, still write results
+  std::string out_dir;                             // empty: write nothing
+  std::string label;                               // prefix of the progress line
+};
+
+// The summary (also written to out_dir/summary.json). `complete` is false when interrupted.
+nlohmann::json run_scenario(ScenarioConfig& c, const RunOptions& options);
+
+struct SchemeTriple {
+  std::string lb, cc, fc;
+  std::string label() const { return lb + "+" + cc + "+" + fc; }
+};
+// "ecmp+dcqcn", "letflow+none+pfc": checked against the registries (ConfigError if wrong).
+std::vector<SchemeTriple> parse_schemes(const std::string& list);
+
+// The headline keys of a summary, flattened with dots (by_size.small.p99_slowdown ...).
+std::vector<std::pair<std::string, std::string>> headline_values(const nlohmann::json& summary);
+// A side-by-side table of several runs' summaries.
+std::string compare_table(const std::vector<std::pair<std::string, nlohmann::json>>& runs);
+std::string compare_csv(const std::vector<std::pair<std::string, nlohmann::json>>& runs);
+
+}  // namespace rocelab

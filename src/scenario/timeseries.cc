@@ -1,0 +1,105 @@
+#include "scenario/timeseries.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "scenario/results.h"
+
+namespace rocelab {
+
+TimeSeriesRecorder::TimeSeriesRecorder(Experiment& exp, const OutputConfig& cfg,
+                                       const std::string& dir)
+    : exp_(exp), cfg_(cfg), handler_(exp.sim().add_handler(this)) {
+  std::filesystem::create_directories(dir);
+  Network& net = exp.network();
+  for (NodeId s : net.switches()) {
+    const Node& node = net.node(s);
+    const bool edge = net.routing().is_edge(s.index());
+    for (size_t p = 0; p < node.port_count(); ++p) {
+      const PortId port(static_cast<uint16_t>(p));
+      const bool to_switch = node.port(port).peer()->kind() == NodeKind::kSwitch;
+      ports_.push_back(PortRef{s, port, edge && to_switch});
+    }
+  }
+  last_port_bytes_.assign(ports_.size(), 0);
+  if (cfg.flow_throughput) {
+    flows_.open(dir + "/ts_flow_throughput.csv");
+    flows_ << "time_ns,flow,goodput_gbps\n";
+  }
+  if (cfg.link_utilization) {
+    links_.open(dir + "/ts_link_utilization.csv");
+    links_ << "time_ns,node,port,peer,utilization\n";
+  }
+  if (cfg.path_throughput) {
+    paths_.open(dir + "/ts_path_throughput.csv");
+    paths_ << "time_ns,edge,uplink_port,next_hop,throughput_gbps\n";
+  }
+  if (cfg.queue_length) {
+    queues_.open(dir + "/ts_queue_length.csv");
+    queues_ << "time_ns,switch,port,queue_bytes\n";
+  }
+  if (cfg.pfc_events) {
+    pfc_.open(dir + "/pfc_events.csv");
+    pfc_ << "time_ns,switch,port,paused_peer,priority,event\n";
+    exp.network().context().on_pfc = [this](const PfcEvent& e) {
+      const Node& n = exp_.network().node(e.node);
+      pfc_ << ns_text(e.time.ps) << ',' << n.name() << ',' << e.port.index() << ','
+           << n.port(e.port).peer()->name() << ',' << int{e.priority} << ','
+           << (e.xoff ? "XOFF" : "XON") << '\n';
+    };
+  }
+  exp.sim().schedule(Time::zero() + cfg.timeseries_interval, handler_, 0);
+}
+
+TimeSeriesRecorder::~TimeSeriesRecorder() {
+  exp_.network().context().on_pfc = nullptr;
+}
+
+void TimeSeriesRecorder::on_event(uint32_t, uint64_t) {
+  sample();
+  exp_.sim().schedule_in(cfg_.timeseries_interval, handler_, 0);
+}
+
+void TimeSeriesRecorder::sample() {
+  const Time now = exp_.sim().now();
+  const std::string t = ns_text(now.ps);
+  const double secs = cfg_.timeseries_interval.seconds();
+  Network& net = exp_.network();
+  for (size_t i = 0; i < ports_.size(); ++i) {
+    const Node& node = net.node(ports_[i].node);
+    const EgressPort& port = node.port(ports_[i].port);
+    const uint64_t bytes = port.counters().tx_data_bytes;
+    const uint64_t delta = bytes - last_port_bytes_[i];
+    last_port_bytes_[i] = bytes;
+    const double bps = static_cast<double>(delta) * 8 / secs;
+    if (delta > 0 && links_.is_open())
+      links_ << t << ',' << node.name() << ',' << ports_[i].port.index() << ','
+             << port.peer()->name() << ',' << fmt::format("{:.4f}", bps / port.rate_bps()) << '\n';
+    if (delta > 0 && ports_[i].edge_uplink && paths_.is_open())
+      paths_ << t << ',' << node.name() << ',' << ports_[i].port.index() << ','
+             << port.peer()->name() << ',' << fmt::format("{:.3f}", bps / 1e9) << '\n';
+    if (queues_.is_open() && port.data_queue_bytes() > 0)
+      queues_ << t << ',' << node.name() << ',' << ports_[i].port.index() << ','
+              << port.data_queue_bytes() << '\n';
+  }
+  if (flows_.is_open()) {
+    RdmaTransport& tr = exp_.transport();
+    last_flow_bytes_.resize(tr.flow_count(), 0);
+    for (size_t f = 0; f < tr.flow_count(); ++f) {
+      const uint64_t b = tr.delivered_bytes(FlowId(static_cast<uint32_t>(f)));
+      if (b == last_flow_bytes_[f]) continue;
+      flows_ << t << ',' << f << ','
+             << fmt::format("{:.3f}", static_cast<double>(b - last_flow_bytes_[f]) * 8 / secs / 1e9)
+             << '\n';
+      last_flow_bytes_[f] = b;
+    }
+  }
+}
+
+void TimeSeriesRecorder::finish() {
+  for (std::ofstream* f : {&flows_, &links_, &paths_, &queues_, &pfc_})
+    if (f->is_open()) f->flush();
+}
+
+}  // namespace rocelab

@@ -1,0 +1,39 @@
+// Time series on request (outputs.timeseries_interval): per-flow goodput, per-link
+// utilisation, edge-uplink ("path") throughput, switch queue lengths, and every PFC event.
+// CSV files in the run directory; rows only for non-zero values, to stay small.
+#pragma once
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "scenario/experiment.h"
+#include "scenario/scenario_config.h"
+
+namespace rocelab {
+
+class TimeSeriesRecorder final : public EventHandler {
+ public:
+  TimeSeriesRecorder(Experiment& exp, const OutputConfig& cfg, const std::string& dir);
+  ~TimeSeriesRecorder() override;
+  void on_event(uint32_t kind, uint64_t arg) override;
+  void finish();  // flushes the files
+
+ private:
+  struct PortRef {
+    NodeId node;
+    PortId port;
+    bool edge_uplink;
+  };
+  void sample();
+
+  Experiment& exp_;
+  OutputConfig cfg_;
+  uint32_t handler_;
+  std::vector<PortRef> ports_;
+  std::vector<uint64_t> last_port_bytes_;
+  std::vector<uint64_t> last_flow_bytes_;
+  std::ofstream flows_, links_, paths_, queues_, pfc_;
+};
+
+}  // namespace rocelab

@@ -1,0 +1,244 @@
+// The experiment front end: strict scenario files, resolved configuration round trip,
+// compare, presets, ns-3 import, and the command's exit codes.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "scenario/runner.h"
+#include "scenario/scenario_build.h"
+#include "scenario/scenario_config.h"
+#include "scenario/units.h"
+#include "scenario/yaml_params.h"
+
+namespace rocelab {
+namespace {
+
+namespace fs = std::filesystem;
+const std::string kTests = std::string(ROCELAB_SOURCE_DIR) + "/tests/scenarios";
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+fs::path temp_dir(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("rocelab_test_" + name);
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+int run_cli(const std::string& args, std::string* output = nullptr) {
+  const fs::path out = fs::temp_directory_path() / "rocelab_cli_out.txt";
+  const std::string cmd = std::string(ROCELAB_CLI) + " " + args + " > " + out.string() + " 2>&1";
+  const int status = std::system(cmd.c_str());
+  if (output) *output = slurp(out.string());
+  return WEXITSTATUS(status);
+}
+
+TEST(Units, ParseAndFormatExactly) {
+  std::string why;
+  EXPECT_EQ(parse_bytes("12MB", &why), 12000000);
+  EXPECT_EQ(parse_bytes("256KiB", &why), 262144);
+  EXPECT_EQ(parse_bytes("1.5KB", &why), 1500);
+  EXPECT_EQ(parse_bytes("1500", &why), 1500);
+  EXPECT_FALSE(parse_bytes("1.5B", &why));
+  EXPECT_FALSE(parse_bytes("-1KB", &why));
+  EXPECT_EQ(parse_rate("100Gbps", &why), gbps(100));
+  EXPECT_EQ(parse_rate("40Gb/s", &why), gbps(40));
+  EXPECT_EQ(parse_rate("2.5Gbps", &why), mbps(2500));
+  EXPECT_EQ(parse_rate("25e9", &why), gbps(25));
+  EXPECT_EQ(parse_rate("0Gbps", &why), 0);  // ranges are the reader's business
+  EXPECT_EQ(parse_duration("1us", &why)->ps, 1000000);
+  EXPECT_EQ(parse_duration("2.5ms", &why)->ps, 2500000000);
+  EXPECT_EQ(parse_duration("0", &why)->ps, 0);
+  EXPECT_EQ(parse_duration("0.0001ns", &why)->ps, 0);  // rounds to the picosecond
+  EXPECT_FALSE(parse_duration("5", &why));
+  EXPECT_NE(why.find("with a unit"), std::string::npos);
+  EXPECT_DOUBLE_EQ(*parse_real("1/8", &why), 0.125);
+  EXPECT_EQ(format_bytes(12000000), "12MB");
+  EXPECT_EQ(format_bytes(262144), "256KiB");
+  EXPECT_EQ(format_bytes(1082), "1082B");
+  EXPECT_EQ(format_rate(gbps(100)), "100Gbps");
+  EXPECT_EQ(format_duration(Delta::from_us(55)), "55us");
+  EXPECT_EQ(format_duration(Delta{1500}), "1500ps");
+  for (double x : {0.125, 1.0 / 256, 0.1, 1e-7}) EXPECT_EQ(*parse_real(format_real(x), &why), x);
+}
+
+// Every file of tests/scenarios/bad fails validation with a message that names the file
+// and contains each fragment of its first-line "# expect: a; b" comment.
+TEST(BadScenarios, EachGivesAClearErrorNamingTheKey) {
+  int files = 0;
+  for (const auto& entry : fs::directory_iterator(kTests + "/bad")) {
+    const std::string path = entry.path().string();
+    const std::string name = entry.path().filename().string();
+    std::string first_line;
+    std::getline(std::ifstream(path) >> std::ws, first_line);
+    std::vector<std::string> expects;
+    if (first_line.rfind("# expect: ", 0) == 0) {
+      std::stringstream ss(first_line.substr(10));
+      for (std::string part; std::getline(ss, part, ';');)
+        expects.push_back(part.substr(part.find_first_not_of(' ')));
+    }
+    ++files;
+    try {
+      ScenarioConfig c = load_scenario(path, {});
+      build_experiment(c);
+      ADD_FAILURE() << name << " was accepted";
+    } catch (const ConfigError& e) {
+      const std::string msg = e.what();
+      EXPECT_NE(msg.find(name), std::string::npos) << name << ": " << msg;
+      for (const std::string& x : expects)
+        EXPECT_NE(msg.find(x), std::string::npos) << name << ": '" << x << "' not in: " << msg;
+    }
+  }
+  EXPECT_GE(files, 25);
+}
+
+TEST(BadScenarios, CommandExitsWithStatus2) {
+  std::string out;
+  EXPECT_EQ(run_cli("validate " + kTests + "/bad/05_misspelled_nested.yaml", &out), 2);
+  EXPECT_NE(out.find("did you mean 'buffer'"), std::string::npos) << out;
+  EXPECT_EQ(run_cli("run " + kTests + "/tiny.yaml --set switch.ecn.kmax=1KB -q", &out), 2);
+  EXPECT_NE(out.find("--set: switch.ecn.kmax"), std::string::npos) << out;
+  EXPECT_EQ(run_cli("compare " + kTests + "/tiny.yaml --schemes ecmp+dcqnc", &out), 2);
+  EXPECT_NE(out.find("did you mean 'dcqcn'"), std::string::npos) << out;
+  EXPECT_EQ(run_cli("validate " + kTests + "/tiny.yaml", &out), 0) << out;
+}
+
+TEST(Scenario, OverridesAndPresetsApplyInOrder) {
+  ScenarioConfig a = load_scenario(
+      kTests + "/tiny.yaml",
+      {"switch.buffer=9MB", "lb.flowlet_timeout=80us", "workloads.0.load=0.6", "seed=3"});
+  EXPECT_EQ(a.switch_config.buffer_bytes, 9000000);
+  EXPECT_EQ(a.workloads[0].load, 0.6);
+  EXPECT_EQ(a.seed, 3);
+  // The preset sets defaults; the file's own buffer (2MB) still wins over it.
+  ScenarioConfig p = load_scenario(kTests + "/tiny.yaml", {"preset=conweave-ns3"});
+  EXPECT_EQ(p.switch_config.buffer_bytes, 2000000);
+  EXPECT_EQ(p.pfc.alpha, 1.0 / 16);
+  EXPECT_EQ(p.switch_config.ecn.kmin_bytes, 100000);
+  EXPECT_EQ(p.wire.phy_overhead_bytes, 0u);
+  // A scheme written as a scalar can still take parameters through --set.
+  ScenarioConfig s = load_scenario(kTests + "/tiny.yaml", {"cc.min_rate=1Gbps"});
+  EXPECT_EQ(s.cc, "dcqcn");
+}
+
+TEST(Scenario, ResolvedConfigReproducesTheRunByteForByte) {
+  const fs::path d = temp_dir("roundtrip");
+  ScenarioConfig c = load_scenario(kTests + "/tiny.yaml", {});
+  RunOptions o;
+  o.quiet = true;
+  o.out_dir = (d / "first").string();
+  const nlohmann::json s1 = run_scenario(c, o);
+  EXPECT_TRUE(s1["complete"].get<bool>());
+  EXPECT_EQ(s1["flows_completed"], s1["flows_total"]);
+
+  ScenarioConfig again = load_scenario(o.out_dir + "/config.resolved.yaml", {});
+  RunOptions o2 = o;
+  o2.out_dir = (d / "second").string();
+  run_scenario(again, o2);
+  EXPECT_EQ(slurp(o.out_dir + "/flows.csv"), slurp(o2.out_dir + "/flows.csv"));
+  EXPECT_EQ(slurp(o.out_dir + "/fct.txt"), slurp(o2.out_dir + "/fct.txt"));
+  EXPECT_EQ(slurp(o.out_dir + "/config.resolved.yaml"),
+            slurp(o2.out_dir + "/config.resolved.yaml"));
+  EXPECT_GT(slurp(o.out_dir + "/flows.csv").size(), 1000u);
+  // Time series were asked for at 20 us.
+  EXPECT_TRUE(fs::exists(o.out_dir + "/ts_flow_throughput.csv"));
+  EXPECT_TRUE(fs::exists(o.out_dir + "/pfc_events.csv"));
+}
+
+TEST(Scenario, SummaryHasTheContractKeys) {
+  ScenarioConfig c = load_scenario(kTests + "/tiny.yaml", {});
+  RunOptions o;
+  o.quiet = true;
+  const nlohmann::json s = run_scenario(c, o);
+  for (const char* k :
+       {"flows_total", "flows_completed", "drops", "pfc_pause_frames", "afct_us", "p99_fct_us",
+        "mean_slowdown", "p99_slowdown", "by_size", "by_tag", "pfc_pause_frames_by_layer",
+        "paused_links", "events", "sim_time_ns", "wall_s", "events_per_s", "seed", "version"})
+    EXPECT_TRUE(s.contains(k)) << k;
+  for (const char* b : {"small", "medium", "large"})
+    for (const char* k : {"afct_us", "p99_fct_us", "mean_slowdown", "p99_slowdown"})
+      EXPECT_TRUE(s["by_size"][b].contains(k)) << b << "." << k;
+  EXPECT_TRUE(s["by_tag"].contains("background"));
+  EXPECT_TRUE(s["by_tag"].contains("incast"));
+  EXPECT_EQ(s["by_tag"]["incast"]["flows"], 8);  // 4 senders x 2 repeats
+  EXPECT_EQ(s["seed"], 7);
+}
+
+TEST(Compare, WritesOneRunPerSchemeAndAgreeingCsv) {
+  const fs::path d = temp_dir("compare");
+  std::string out;
+  ASSERT_EQ(run_cli("compare " + kTests +
+                        "/tiny.yaml --schemes ecmp+none,letflow+dcqcn -q -j 2 --out " + d.string(),
+                    &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("letflow+dcqcn+pfc"), std::string::npos) << out;
+  std::ifstream csv(d / "compare.csv");
+  std::string header, line;
+  std::getline(csv, header);
+  std::vector<std::string> cols;
+  std::stringstream hs(header);
+  for (std::string col; std::getline(hs, col, ',');) cols.push_back(col);
+  int rows = 0;
+  while (std::getline(csv, line)) {
+    std::vector<std::string> vals;
+    std::stringstream ls(line);
+    for (std::string v; std::getline(ls, v, ',');) vals.push_back(v);
+    ASSERT_EQ(vals.size(), cols.size());
+    const nlohmann::json s = nlohmann::json::parse(slurp((d / vals[0] / "summary.json").string()));
+    const auto expected = headline_values(s);
+    for (size_t i = 1; i < cols.size(); ++i) {
+      EXPECT_EQ(expected[i - 1].first, cols[i]);
+      EXPECT_EQ(expected[i - 1].second, vals[i]) << vals[0] << " " << cols[i];
+    }
+    ++rows;
+  }
+  EXPECT_EQ(rows, 2);
+}
+
+TEST(Import, Ns3FilesRunAsAScenario) {
+  const fs::path d = temp_dir("import");
+  // 2 leaves (4, 5) and one spine (6), hosts 0-3: node ids as in the HPCC files.
+  std::ofstream(d / "topo.txt") << "7 3 6\n4 5 6\n0 4 100Gbps 1000ns 0\n1 4 100Gbps 1000ns 0\n"
+                                   "2 5 100Gbps 1000ns 0\n3 5 100Gbps 1000ns 0\n"
+                                   "4 6 100Gbps 1000ns 0\n5 6 100Gbps 1000ns 0\n";
+  std::ofstream(d / "flow.txt") << "3\n0 2 3 100 50000 2.0\n1 3 3 100 20000 2.000001\n"
+                                   "3 0 3 100 1000000 2.000002\n";
+  std::string out;
+  ASSERT_EQ(run_cli("import --topology " + (d / "topo.txt").string() + " --flows " +
+                        (d / "flow.txt").string() + " --format hpcc --preset hpcc-ns3 -o " +
+                        (d / "imported.yaml").string(),
+                    &out),
+            0)
+      << out;
+  ASSERT_EQ(run_cli("run " + (d / "imported.yaml").string() + " -q --set stop.time=3s --out " +
+                        (d / "run").string(),
+                    &out),
+            0)
+      << out;
+  const std::string fct = slurp((d / "run" / "fct.txt").string());
+  EXPECT_EQ(std::count(fct.begin(), fct.end(), '\n'), 3) << fct;
+  EXPECT_NE(fct.find("0b000001 0b000201"), std::string::npos) << fct;  // node 0 -> node 2
+  const nlohmann::json s = nlohmann::json::parse(slurp((d / "run" / "summary.json").string()));
+  EXPECT_EQ(s["flows_completed"], 3);
+}
+
+TEST(List, NamesEverySchemeAndWorkload) {
+  std::string out;
+  ASSERT_EQ(run_cli("list", &out), 0);
+  for (const char* name : {"ecmp", "rps", "letflow", "dcqcn", "none", "leaf_spine", "fat_tree",
+                           "flb_testbed", "websearch", "datamining_vl2", "incast", "burst"})
+    EXPECT_NE(out.find(name), std::string::npos) << name;
+}
+
+}  // namespace
+}  // namespace rocelab
