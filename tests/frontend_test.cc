@@ -34,9 +34,11 @@ fs::path temp_dir(const std::string& name) {
   return d;
 }
 
-int run_cli(const std::string& args, std::string* output = nullptr) {
+int run_cli(const std::string& args, std::string* output = nullptr,
+            const std::string& prefix = "") {
   const fs::path out = fs::temp_directory_path() / "rocelab_cli_out.txt";
-  const std::string cmd = std::string(ROCELAB_CLI) + " " + args + " > " + out.string() + " 2>&1";
+  const std::string cmd =
+      prefix + std::string(ROCELAB_CLI) + " " + args + " > " + out.string() + " 2>&1";
   const int status = std::system(cmd.c_str());
   if (output) *output = slurp(out.string());
   return WEXITSTATUS(status);
@@ -230,6 +232,22 @@ TEST(Import, Ns3FilesRunAsAScenario) {
   EXPECT_NE(fct.find("0b000001 0b000201"), std::string::npos) << fct;  // node 0 -> node 2
   const nlohmann::json s = nlohmann::json::parse(slurp((d / "run" / "summary.json").string()));
   EXPECT_EQ(s["flows_completed"], 3);
+}
+
+TEST(Interrupt, CtrlCStopsCleanlyAndWritesAnIncompleteSummary) {
+  const fs::path d = temp_dir("interrupt");
+  std::string out;
+  // A run of many seconds, interrupted after one.
+  const int rc = run_cli("run " + std::string(ROCELAB_SOURCE_DIR) +
+                             "/scenarios/default.yaml -q --set workloads.0.stop=50ms --set "
+                             "stop.time=60ms --out " +
+                             d.string(),
+                         &out, "timeout --preserve-status -s INT 1 ");
+  EXPECT_EQ(rc, 130) << out;
+  const nlohmann::json s = nlohmann::json::parse(slurp((d / "summary.json").string()));
+  EXPECT_FALSE(s["complete"].get<bool>());
+  EXPECT_LT(s["flows_completed"].get<uint64_t>(), s["flows_total"].get<uint64_t>());
+  EXPECT_TRUE(fs::exists(d / "flows.csv"));
 }
 
 TEST(List, NamesEverySchemeAndWorkload) {

@@ -135,7 +135,9 @@ std::string compare_table(const std::vector<std::pair<std::string, nlohmann::jso
   std::string out = fmt::format("{:<24} {:>9} {:>10} {:>11} {:>8} {:>8} {:>8} {:>10} {:>7} {:>6}\n",
                                 "scheme", "done", "AFCT(us)", "p99FCT(us)", "p99sd-S", "p99sd-M",
                                 "p99sd-L", "PAUSE/s", "paused", "util");
-  for (const auto& [name, s] : runs) {
+  for (const auto& run : runs) {
+    const std::string& name = run.first;
+    const nlohmann::json& s = run.second;
     const double secs = static_cast<double>(s["sim_time_ns"].get<int64_t>()) * 1e-9;
     const double pause_rate =
         secs > 0 ? static_cast<double>(s["pfc_pause_frames"].get<uint64_t>()) / secs : 0;
