@@ -180,9 +180,9 @@ TEST(Registry, ListsTheFirstSchemes) {
   const auto lbs = lb_registry().names();
   const auto ccs = cc_registry().names();
   EXPECT_EQ(std::set<std::string>(lbs.begin(), lbs.end()),
-            (std::set<std::string>{"ecmp", "letflow", "rps"}));
+            (std::set<std::string>{"ecmp", "flb", "letflow", "rps"}));
   EXPECT_EQ(std::set<std::string>(ccs.begin(), ccs.end()),
-            (std::set<std::string>{"dcqcn", "none"}));
+            (std::set<std::string>{"dcqcn", "none", "rc"}));
 }
 
 #ifdef ROCELAB_COUNTS_ALLOCATIONS

@@ -1,6 +1,7 @@
 #include "cc/cc_registry.h"
 
 #include "cc/dcqcn.h"
+#include "cc/flb_rc.h"
 #include "cc/none.h"
 
 namespace rocelab {
@@ -12,6 +13,8 @@ const Registry<CcConfigFactory>& cc_registry() {
           [] { return std::make_unique<NoCongestionControlConfig>(); });
     r.add("dcqcn", "DCQCN reaction point (Zhu et al., SIGCOMM'15) with ECN marking and CNPs",
           [] { return std::make_unique<DcqcnSchemeConfig>(); });
+    r.add("rc", "FLB minimal rate control (ATC'25 §3.3): pause on CNM, resume at C/n",
+          [] { return std::make_unique<FlbRcSchemeConfig>(); });
     return r;
   }();
   return registry;

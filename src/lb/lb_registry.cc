@@ -1,6 +1,7 @@
 #include "lb/lb_registry.h"
 
 #include "lb/ecmp.h"
+#include "lb/flb.h"
 #include "lb/letflow.h"
 #include "lb/rps.h"
 
@@ -23,6 +24,9 @@ const Registry<LbConfigFactory>& lb_registry() {
           [] { return std::make_unique<StatelessConfig<Rps>>(); });
     r.add("letflow", "flowlets on random next hops (Vanini et al., NSDI'17)",
           [] { return std::make_unique<LetFlowSchemeConfig>(); });
+    r.add("flb",
+          "FLB (ATC'25): delay-based rerouting without reordering + congested-flow isolation",
+          [] { return std::make_unique<FlbSchemeConfig>(); });
     return r;
   }();
   return registry;

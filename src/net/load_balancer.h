@@ -5,6 +5,8 @@
 
 #include <memory>
 #include <span>
+#include <string>
+#include <vector>
 
 #include "net/packet.h"
 #include "sim/ids.h"
@@ -24,6 +26,14 @@ class LoadBalancer {
   virtual bool on_receive(Switch& /*sw*/, PacketId /*pkt*/, PortId /*in_port*/) { return false; }
   // A data packet starts transmission on `port`.
   virtual void on_dequeue(Switch& /*sw*/, PortId /*port*/, PacketId /*pkt*/) {}
+
+  // Figures for summary.json, combined over switches: summed, or the maximum.
+  struct Stat {
+    std::string name;
+    double value;
+    bool take_max = false;
+  };
+  virtual void add_stats(std::vector<Stat>& /*out*/) const {}
 };
 
 // A load balancer's parameters and its factory: one object per scenario, building one

@@ -105,6 +105,17 @@ nlohmann::json make_summary(const ScenarioConfig& c, Experiment& exp, const RunS
   j["mean_paused_time_fraction"] = ls.mean_paused_fraction;
   j["fabric_utilization"] = ls.fabric_utilization;
   j["ecn_marks"] = nc.ecn_marks;
+  // Figures the load balancers report (FLB: reroutes, CNMs, isolation, table memory).
+  std::map<std::string, double> lb_stats;
+  std::vector<LoadBalancer::Stat> stats;
+  for (NodeId s : net.switches())
+    if (LoadBalancer* lb = net.switch_at(s).load_balancer()) lb->add_stats(stats);
+  for (const auto& st_item : stats) {
+    double& v = lb_stats[st_item.name];
+    v = st_item.take_max ? std::max(v, st_item.value) : v + st_item.value;
+  }
+  j["lb_stats"] = nlohmann::json::object();
+  for (const auto& [name, v] : lb_stats) j["lb_stats"][name] = v;
 
   const TransportCounters& tc = tr.counters();
   j["data_packets"] = tc.data_packets_sent;

@@ -1,0 +1,329 @@
+#include "lb/flb.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "net/cnm.h"
+
+namespace rocelab {
+
+namespace {
+
+// In-band fields: a departure stamp (tag 0, data packets) and delay feedback (tag 1, any
+// packet toward the measuring edge): valid bit, 16-bit path id, 47-bit picosecond value.
+constexpr uint64_t kValid = 1ull << 63;
+constexpr uint64_t kValueMask = (1ull << 47) - 1;
+uint64_t encode(uint16_t path, int64_t value) {
+  return kValid | (uint64_t{path} << 47) | (static_cast<uint64_t>(value) & kValueMask);
+}
+uint16_t decode_path(uint64_t tag) {
+  return static_cast<uint16_t>((tag >> 47) & 0xffff);
+}
+int64_t decode_value(uint64_t tag) {  // sign-extends 47 bits: differences survive wrap-around
+  const int64_t v = static_cast<int64_t>(tag & kValueMask);
+  return (v & (1ll << 46)) ? v - (1ll << 47) : v;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- configuration
+
+void FlbSchemeConfig::describe(ParamVisitor& v) {
+  v.duration("probe_interval", cfg.probe_interval, Delta::zero(), Delta::max(),
+             "delay stamp per path at most this often; 0 = 2 base RTTs (FLB §3.1)");
+  v.duration("delay_expiry", cfg.delay_expiry, Delta::zero(), Delta::max(),
+             "forget a path's delay sample after this; 0 = 20 probe intervals (not in FLB)");
+  v.duration("flow_timeout", cfg.flow_timeout, Delta::from_ns(1), Delta::max(),
+             "inactive flow entries expire (1 ms: FLB §3.1)");
+  v.flag("hardware_table", cfg.hardware_table,
+         "flow table indexed by CRC16 of the 5-tuple, collisions as on the switch (FLB §3.4)");
+  v.count("hardware_entries", cfg.hardware_entries, 1, 1u << 24, "entries of that table (2^16)");
+  v.bytes("isolation_threshold", cfg.isolation_threshold_bytes, 0, kNoLimit,
+          "K on destination-edge egress queues; 0 = Appendix A, low end 2dC");
+  v.real("isolation_threshold_buffer_fraction", cfg.isolation_threshold_buffer_fraction, 0, 1,
+         "K as a fraction of the switch buffer when > 0 (FLB Fig. 12: 0.2, 0.3)");
+  v.count("isolation_n", cfg.isolation_n, 1, 100000,
+          "n of Appendix A's upper bound Q_PFC/n - 2dC(n-1), for the reported range");
+  v.duration("isolation_timeout", cfg.isolation_timeout, Delta::from_ns(1), Delta::max(),
+             "release isolation entries not refreshed by a CNM (§3.2; 1 ms)");
+  v.duration("cnm_refresh", cfg.cnm_refresh, Delta::from_ns(1), Delta::max(),
+             "repeat a congested flow's CNM this often while the port stays congested");
+  v.duration("isolation_recompute", cfg.isolation_recompute, Delta::from_ns(1), Delta::max(),
+             "period of the isolation-path recomputation (§3.2)");
+  v.duration("clock_offset_max", cfg.clock_offset_max, Delta::zero(), Delta::max(),
+             "switch clocks offset by up to this (FLB needs no synchronisation)");
+  v.require(cfg.isolation_threshold_bytes == 0 || cfg.isolation_threshold_buffer_fraction == 0,
+            "isolation_threshold", "give isolation_threshold or its buffer fraction, not both");
+}
+
+std::unique_ptr<LoadBalancer> FlbSchemeConfig::build(Switch& sw) const {
+  if (!sw.is_edge()) return nullptr;  // edge switches only (§3.4); the rest follow the path
+  return std::make_unique<Flb>(sw, cfg);
+}
+
+// ---------------------------------------------------------------- setup
+
+Flb::Flb(Switch& sw, const FlbConfig& cfg)
+    : sw_(sw),
+      ctx_(sw.context()),
+      cfg_(cfg),
+      handler_(sw.context().sim.add_handler(this)),
+      self_edge_(sw.context().routing.edge_index(sw.id().index())),
+      table_(cfg.hardware_table, cfg.hardware_entries, cfg.flow_timeout) {
+  RandomStream clock_rng(ctx_.seed, "flb-clock", sw.id().index());
+  clock_offset_ = Delta{
+      static_cast<int64_t>(clock_rng.uniform() * static_cast<double>(cfg.clock_offset_max.ps))};
+  pairs_.resize(ctx_.routing.edge_switches().size());
+  ds_ports_.resize(sw.port_count());
+  isolated_uplink_.assign(sw.port_count(), 0);
+  compute_thresholds();
+}
+
+void Flb::compute_thresholds() {
+  // Appendix A: K in [2dC, Q_PFC/n - 2dC(n-1)); d = the largest one-way delay from a
+  // sender to this switch, C = the egress port's rate.
+  const Routing& r = ctx_.routing;
+  uint32_t max_hops = 0;
+  for (uint32_t e : r.edge_switches())
+    max_hops = std::max(max_hops, r.edge_distance(e, sw_.id().index()));
+  Delta max_link_delay;
+  for (size_t i = 0; i < sw_.port_count(); ++i)
+    max_link_delay = std::max(max_link_delay, sw_.port(PortId(static_cast<uint16_t>(i))).delay());
+  const SwitchConfig& sc = sw_.config();
+  const double alpha = sc.pfc.alpha;
+  const int64_t q_pfc =
+      sc.pfc.mode == PfcThresholdMode::kStatic
+          ? sc.pfc.static_xoff_bytes
+          : static_cast<int64_t>(alpha * static_cast<double>(sw_.mmu().shared_capacity()) /
+                                 (1 + alpha));
+  for (size_t i = 0; i < sw_.port_count(); ++i) {
+    const EgressPort& port = sw_.port(PortId(static_cast<uint16_t>(i)));
+    DsPort& dp = ds_ports_[i];
+    dp.host_facing = port.peer()->kind() == NodeKind::kHost;
+    if (!dp.host_facing) continue;
+    const BitsPerSec c = port.rate_bps();
+    const Delta d = (max_link_delay + serialization_delay(ctx_.wire.mtu_wire_bytes(), c)) *
+                    static_cast<int64_t>(max_hops + 2);
+    const int64_t two_dc = 2 * bytes_in(d, c);
+    const int64_t n = cfg_.isolation_n;
+    range_low_ = two_dc;
+    range_high_ = q_pfc / n - two_dc * (n - 1);
+    if (cfg_.isolation_threshold_bytes > 0) {
+      dp.k = cfg_.isolation_threshold_bytes;
+    } else if (cfg_.isolation_threshold_buffer_fraction > 0) {
+      dp.k = static_cast<int64_t>(cfg_.isolation_threshold_buffer_fraction *
+                                  static_cast<double>(sc.buffer_bytes));
+    } else {
+      dp.k = two_dc;
+    }
+  }
+}
+
+Flb::Pair& Flb::pair(uint32_t edge_index) {
+  std::unique_ptr<Pair>& slot = pairs_[edge_index];
+  if (slot) return *slot;
+  slot = std::make_unique<Pair>();
+  Pair& p = *slot;
+  const Routing& r = ctx_.routing;
+  p.dst_switch = r.edge_switches()[edge_index];
+  const uint32_t self = sw_.id().index();
+  if (p.dst_switch != self) {
+    p.paths = static_cast<uint16_t>(std::min<uint64_t>(r.path_count(self, p.dst_switch), 65535));
+    const auto hops = r.next_hops(self, p.dst_switch);
+    for (uint16_t i = 0; i < p.paths; ++i) p.first_hop.push_back(hops[i % hops.size()]);
+    // Base RTT: host to host over path 0 and back, each link taken as this switch's uplink
+    // (delay + one MTU frame); the probe interval is two of them (FLB §3.1).
+    const size_t links = r.path_nodes(self, p.dst_switch, 0).size() + 1;
+    const EgressPort& up = sw_.port(hops[0]);
+    const Delta per_link =
+        up.delay() + serialization_delay(ctx_.wire.mtu_wire_bytes(), up.rate_bps());
+    const Delta base_rtt = per_link * static_cast<int64_t>(2 * links);
+    p.probe_interval = cfg_.probe_interval > Delta::zero() ? cfg_.probe_interval : base_rtt * 2;
+  } else {
+    p.first_hop.push_back(PortId(0));
+    p.probe_interval =
+        cfg_.probe_interval > Delta::zero() ? cfg_.probe_interval : Delta::from_us(10);
+  }
+  p.expiry = cfg_.delay_expiry > Delta::zero() ? cfg_.delay_expiry : p.probe_interval * 20;
+  p.owd.assign(p.paths, 0);
+  p.measured_at.assign(p.paths, Time::never());
+  p.min_owd.assign(p.paths, INT64_MAX);
+  p.last_stamp.assign(p.paths, Time::never());
+  p.fb_owd.assign(p.paths, 0);
+  p.fb_dirty.assign(p.paths, 0);
+  return p;
+}
+
+// ---------------------------------------------------------------- delays and Alg. 1
+
+int64_t Flb::delay_of(const Pair& p, uint16_t path, Time now) const {
+  if (p.measured_at[path] != Time::never() && now - p.measured_at[path] <= p.expiry)
+    return p.owd[path];
+  // Unmeasured or stale: assume the path idle, i.e. at its base delay (or the pair's).
+  if (p.min_owd[path] != INT64_MAX) return p.min_owd[path];
+  int64_t base = INT64_MAX;
+  for (int64_t m : p.min_owd) base = std::min(base, m);
+  return base == INT64_MAX ? 0 : base;
+}
+
+void Flb::allowed_paths(const Pair& p, bool, std::vector<uint8_t>& out) const {
+  out.assign(p.paths, 1);
+  bool any = false;
+  for (uint16_t i = 0; i < p.paths; ++i) {
+    out[i] = isolated_uplink_[p.first_hop[i].index()] == 0;
+    any |= out[i] != 0;
+  }
+  if (!any) out.assign(p.paths, 1);  // everything isolated: nothing to avoid
+}
+
+uint16_t Flb::pick_min(const Pair& p, const std::vector<uint8_t>& allowed, Time now) {
+  // Alg. 1 lines 3-5: the minimum-delay allowed path; ties broken uniformly at random.
+  int64_t best = INT64_MAX;
+  uint32_t ties = 0;
+  uint16_t choice = 0;
+  for (uint16_t i = 0; i < p.paths; ++i) {
+    if (!allowed[i]) continue;
+    const int64_t d = delay_of(p, i, now);
+    if (d < best) {
+      best = d;
+      ties = 1;
+      choice = i;
+    } else if (d == best && sw_.rng().below(++ties) == 0) {
+      choice = i;
+    }
+  }
+  return choice;
+}
+
+uint16_t Flb::reroute(const std::vector<int64_t>& delay, const std::vector<uint8_t>& allowed,
+                      uint16_t current, Delta gap) {
+  // Alg. 1 lines 8-14: the fastest path p' with 0 < delay(p) - delay(p') < gap, else stay.
+  uint16_t best = current;
+  for (uint16_t i = 0; i < delay.size(); ++i) {
+    if (!allowed[i]) continue;
+    const int64_t diff = delay[current] - delay[i];
+    if (diff > 0 && diff < gap.ps && delay[i] < delay[best]) best = i;
+  }
+  return best;
+}
+
+PortId Flb::choose_egress(Switch&, PacketId id, std::span<const PortId> hops) {
+  Packet& p = ctx_.pkt(id);
+  const Time now = ctx_.sim.now();
+  const Routing& r = ctx_.routing;
+  const uint32_t dst_idx = r.edge_index(r.edge_of_host(p.dst.index()));
+  Pair& pr = pair(dst_idx);
+  bool fresh = false;
+  FlbFlowEntry& e = table_.upsert(p, now, &fresh);
+  uint16_t path;
+  const auto iso = iso_.empty() ? iso_.end() : iso_.find(table_.key_of(p));
+  if (iso != iso_.end() && iso->second.dst_edge == dst_idx && !pr.iso_paths.empty()) {
+    path = iso->second.path;  // congested flow: stays on its isolation path (§3.2)
+  } else {
+    allowed_paths(pr, false, scratch_allowed_);
+    if (fresh || e.path >= pr.paths) {
+      path = pick_min(pr, scratch_allowed_, now);
+    } else if (!scratch_allowed_[e.path]) {
+      path = pick_min(pr, scratch_allowed_, now);  // its path became isolated: must leave
+    } else {
+      scratch_delay_.resize(pr.paths);
+      for (uint16_t i = 0; i < pr.paths; ++i) scratch_delay_[i] = delay_of(pr, i, now);
+      path = reroute(scratch_delay_, scratch_allowed_, e.path, now - e.last_seen);
+    }
+  }
+  if (!fresh && path != e.path) ++reroutes_;
+  e.path = path;
+  e.last_seen = now;
+
+  if (pr.last_stamp[path] == Time::never() || now - pr.last_stamp[path] >= pr.probe_interval) {
+    p.scheme_tag[0] = encode(path, local_clock().ps);  // FLB §3.1 sampled departure stamp
+    pr.last_stamp[path] = now;
+    ++probes_;
+  }
+  const uint32_t n0 = static_cast<uint32_t>(hops.size());
+  if (pr.paths > n0) {  // multi-tier: pin the end-to-end path (explicit source routing)
+    p.source_routed = true;
+    p.path = PathId(path);
+    p.path_digits = path / n0;
+  }
+  return hops[path % n0];
+}
+
+// ---------------------------------------------------------------- measurement
+
+bool Flb::on_receive(Switch&, PacketId id, PortId in_port) {
+  Packet& p = ctx_.pkt(id);
+  const Routing& r = ctx_.routing;
+  const uint32_t self = sw_.id().index();
+  if (is_cnm(p)) {
+    if (r.edge_of_host(p.dst.index()) == self) on_cnm(p);
+    return false;  // it goes on to the host (FLB §3.3)
+  }
+  if (p.type == PacketType::kControl) return false;
+  const bool from_fabric = sw_.port(in_port).peer()->kind() == NodeKind::kSwitch;
+  const bool to_local = r.edge_of_host(p.dst.index()) == self;
+  if (from_fabric && to_local) {
+    as_destination(p, in_port);
+  } else if (!from_fabric && !to_local) {
+    as_source(p);
+  }
+  if (to_local && p.type == PacketType::kData) check_isolation(p, id, in_port);
+  return false;
+}
+
+void Flb::as_destination(Packet& p, PortId) {
+  const Routing& r = ctx_.routing;
+  Pair& pr = pair(r.edge_index(r.edge_of_host(p.src.index())));
+  if (p.type == PacketType::kData && (p.scheme_tag[0] & kValid)) {
+    const uint16_t path = decode_path(p.scheme_tag[0]);
+    if (path < pr.paths) {
+      const int64_t owd = decode_value(static_cast<uint64_t>(local_clock().ps) - p.scheme_tag[0]);
+      if (!pr.fb_dirty[path]) ++pr.fb_pending;
+      pr.fb_owd[path] = owd;
+      pr.fb_dirty[path] = 1;
+    }
+    p.scheme_tag[0] = 0;
+  }
+  if (p.scheme_tag[1] & kValid) {  // feedback on our own paths toward that edge switch
+    const uint16_t path = decode_path(p.scheme_tag[1]);
+    if (path < pr.paths) {
+      const int64_t owd = decode_value(p.scheme_tag[1]);
+      pr.owd[path] = owd;
+      pr.measured_at[path] = ctx_.sim.now();
+      pr.min_owd[path] = std::min(pr.min_owd[path], owd);
+    }
+    p.scheme_tag[1] = 0;
+  }
+}
+
+void Flb::as_source(Packet& p) {
+  // Piggyback one pending delay measurement on traffic toward the edge it describes.
+  const Routing& r = ctx_.routing;
+  Pair& pr = pair(r.edge_index(r.edge_of_host(p.dst.index())));
+  if (pr.fb_pending == 0) return;
+  for (uint16_t k = 0; k < pr.paths; ++k) {
+    const uint16_t path = static_cast<uint16_t>((pr.fb_rr + k) % pr.paths);
+    if (!pr.fb_dirty[path]) continue;
+    p.scheme_tag[1] = encode(path, pr.fb_owd[path]);
+    pr.fb_dirty[path] = 0;
+    --pr.fb_pending;
+    pr.fb_rr = static_cast<uint16_t>((path + 1) % pr.paths);
+    return;
+  }
+}
+
+std::vector<int64_t> Flb::path_delays(uint32_t dst_edge) const {
+  const Pair* p = pairs_[ctx_.routing.edge_index(dst_edge)].get();
+  if (!p) return {};
+  std::vector<int64_t> out;
+  for (uint16_t i = 0; i < p->paths; ++i)
+    out.push_back(p->measured_at[i] == Time::never() ? -1 : p->owd[i] - p->min_owd[i]);
+  return out;
+}
+
+std::vector<uint16_t> Flb::isolated_paths(uint32_t dst_edge) const {
+  const Pair* p = pairs_[ctx_.routing.edge_index(dst_edge)].get();
+  return p ? p->iso_paths : std::vector<uint16_t>{};
+}
+
+}  // namespace rocelab

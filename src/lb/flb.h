@@ -1,0 +1,147 @@
+// FLB (Hu et al., USENIX ATC'25): fine-grained load balancing for lossless fabrics, at
+// the edge switches. Rerouting without reordering on measured one-way path delays
+// (§3.1, Alg. 1) and isolation of congested flows onto few paths on CNMs from the
+// destination edge switch, before PFC triggers (§3.2, Appendix A). In multi-tier fabrics
+// the source edge pins each packet to an end-to-end path ID by source routing (§3.4).
+#pragma once
+
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "lb/flb_flow_table.h"
+#include "net/load_balancer.h"
+#include "net/switch_node.h"
+
+namespace rocelab {
+
+struct FlbConfig {
+  // Stamp one packet per path at most this often; 0 = two base RTTs of the edge pair
+  // (FLB §3.1 default).
+  Delta probe_interval = Delta::zero();
+  // A path's delay sample older than this is forgotten (the path counts as idle again),
+  // so that abandoned paths get probed; 0 = 20 probe intervals. Not specified by FLB.
+  Delta delay_expiry = Delta::zero();
+  Delta flow_timeout = Delta::from_ms(1);  // inactive flow entries go (FLB §3.1, 1 ms)
+  bool hardware_table = false;             // CRC16-indexed fixed table (FLB §3.4)
+  uint32_t hardware_entries = 1 << 16;     // 16-bit flow ID
+  // Isolation threshold K on destination-edge egress queues. 0 = Appendix A: the low end
+  // 2dC of [2dC, Q_PFC/n - 2dC(n-1)), computed per port (isolate as early as utilisation
+  // allows). A fraction of the buffer (FLB Fig. 12: 20%, 30%) when buffer_fraction > 0.
+  int64_t isolation_threshold_bytes = 0;
+  double isolation_threshold_buffer_fraction = 0;
+  uint32_t isolation_n = 2;  // n of Appendix A's upper bound, reported with the range
+  // Isolation entries not refreshed by a CNM for this long are released (§3.2 timeout).
+  Delta isolation_timeout = Delta::from_ms(1);
+  // While a port stays congested its flows' CNMs are repeated this often (keeps entries).
+  Delta cnm_refresh = Delta::from_us(200);
+  Delta isolation_recompute = Delta::from_us(50);  // §3.2 "periodically checks"
+  // Each switch's clock is offset by a uniform draw in [0, max]: FLB needs no sync.
+  Delta clock_offset_max = Delta::zero();
+};
+
+class FlbSchemeConfig final : public LbConfig {
+ public:
+  void describe(ParamVisitor& v) override;
+  std::unique_ptr<LoadBalancer> build(Switch& sw) const override;
+  FlbConfig cfg;
+};
+
+class Flb final : public LoadBalancer, public EventHandler {
+ public:
+  Flb(Switch& sw, const FlbConfig& cfg);
+
+  PortId choose_egress(Switch& sw, PacketId pkt, std::span<const PortId> candidates) override;
+  bool on_receive(Switch& sw, PacketId pkt, PortId in_port) override;
+  void on_dequeue(Switch& sw, PortId port, PacketId pkt) override;
+  void add_stats(std::vector<Stat>& out) const override;
+  void on_event(uint32_t kind, uint64_t arg) override;
+
+  // For tests and reports.
+  const FlbFlowTable& flow_table() const { return table_; }
+  int64_t isolation_threshold(PortId host_port) const { return ds_ports_[host_port.index()].k; }
+  // Queueing-delay view of the paths toward an edge switch (ps; -1 = not measured).
+  std::vector<int64_t> path_delays(uint32_t dst_edge) const;
+  std::vector<uint16_t> isolated_paths(uint32_t dst_edge) const;
+  size_t isolated_flows() const { return iso_.size(); }
+  Time local_clock() const { return sw_.context().sim.now() + clock_offset_; }
+
+  // Alg. 1 lines 8-14 on a delay table: the path an existing flow on `current` takes when
+  // its packets are `gap` apart; `allowed` masks paths it may use.
+  static uint16_t reroute(const std::vector<int64_t>& delay, const std::vector<uint8_t>& allowed,
+                          uint16_t current, Delta gap);
+
+ private:
+  struct Pair {  // state toward one other edge switch
+    uint32_t dst_switch = 0;
+    uint16_t paths = 1;
+    std::vector<PortId> first_hop;  // per path
+    Delta probe_interval;
+    Delta expiry;
+    std::vector<int64_t> owd;  // last one-way delay measured (with the clocks' offset)
+    std::vector<Time> measured_at;
+    std::vector<int64_t> min_owd;  // base delay: the minimum seen (FLB §3.1)
+    std::vector<Time> last_stamp;
+    // Feedback owed to that edge switch, which sends to us (we are its destination).
+    std::vector<int64_t> fb_owd;
+    std::vector<uint8_t> fb_dirty;
+    uint32_t fb_pending = 0;
+    uint16_t fb_rr = 0;
+    // Isolation paths toward that edge switch (we are the source).
+    std::vector<uint16_t> iso_paths;
+  };
+
+  struct DsPort {  // destination-edge state of one host-facing port
+    bool host_facing = false;
+    bool congested = false;
+    int64_t k = 0;
+    struct Flow {
+      FlowId flow;
+      NodeId src_host;
+      PortId in_port;
+      uint16_t sport;
+      Time last_cnm;
+    };
+    std::unordered_map<uint32_t, Flow> flows;  // congested flows at this port
+  };
+
+  struct Isolation {  // one congested flow known at this (source) edge switch
+    uint32_t dst_edge;
+    uint32_t n;
+    Time refreshed;
+    uint16_t path;
+  };
+
+  Pair& pair(uint32_t edge_index);
+  int64_t delay_of(const Pair& p, uint16_t path, Time now) const;
+  uint16_t pick_min(const Pair& p, const std::vector<uint8_t>& allowed, Time now);
+  void allowed_paths(const Pair& p, bool congested_flow, std::vector<uint8_t>& out) const;
+  void as_destination(Packet& p, PortId in_port);
+  void as_source(Packet& p);
+  void check_isolation(const Packet& p, PacketId id, PortId in_port);
+  void send_cnm(NodeId src_host, FlowId flow, uint32_t key, uint16_t sport, PortId out,
+                bool congested, uint32_t n);
+  void on_cnm(const Packet& p);
+  void recompute_isolation(uint32_t dst_edge);
+  void compute_thresholds();
+
+  Switch& sw_;
+  NetContext& ctx_;
+  FlbConfig cfg_;
+  uint32_t handler_;
+  uint32_t self_edge_;
+  Delta clock_offset_;
+  FlbFlowTable table_;
+  std::vector<std::unique_ptr<Pair>> pairs_;
+  std::vector<DsPort> ds_ports_;           // by port index
+  std::vector<uint32_t> isolated_uplink_;  // by port index: isolated paths using it
+  std::unordered_map<uint32_t, Isolation> iso_;
+  TimerSlot iso_timer_;
+  std::vector<uint8_t> scratch_allowed_;
+  std::vector<int64_t> scratch_delay_;
+  int64_t range_low_ = 0, range_high_ = 0;  // Appendix A range of K (reported)
+  uint64_t reroutes_ = 0, cnms_sent_ = 0, isolations_ = 0, isolation_timeouts_ = 0, probes_ = 0;
+  static constexpr uint32_t kIsolationTimerKind = 0;
+};
+
+}  // namespace rocelab

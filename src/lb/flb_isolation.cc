@@ -1,0 +1,188 @@
+// FLB flow isolation (§3.2): the destination edge switch watches its host-facing egress
+// queues and sends CNMs; the source edge switch keeps the congested flows on a minimal set
+// of isolation paths and keeps the other flows off them.
+#include <algorithm>
+#include <cmath>
+
+#include "lb/flb.h"
+#include "net/cnm.h"
+
+namespace rocelab {
+
+void Flb::check_isolation(const Packet& p, PacketId, PortId in_port) {
+  const PortId out = ctx_.routing.host_port_at_edge(p.dst.index());
+  DsPort& dp = ds_ports_[out.index()];
+  const EgressPort& port = sw_.port(out);
+  const int64_t q = port.queue_bytes(port.queue_of(p)) + p.wire_bytes;
+  if (q <= dp.k) return;
+  // The queue passes K: a CNM with the congestion flag, the flow and n (§3.2).
+  const Time now = ctx_.sim.now();
+  dp.congested = true;
+  const uint32_t key = table_.key_of(p);
+  auto [it, inserted] = dp.flows.try_emplace(key);
+  if (inserted) {
+    // A newly congested flow. The others learn the new n from their next refresh or from
+    // the release CNM, which carries the final n (FLB+RC resumes at C/n with it).
+    it->second = DsPort::Flow{p.flow, p.src, in_port, p.sport, now};
+    send_cnm(p.src, p.flow, key, p.sport, in_port, true, static_cast<uint32_t>(dp.flows.size()));
+  } else if (now - it->second.last_cnm >= cfg_.cnm_refresh) {
+    it->second.in_port = in_port;
+    send_cnm(p.src, p.flow, key, p.sport, in_port, true, static_cast<uint32_t>(dp.flows.size()));
+    it->second.last_cnm = now;
+  }
+}
+
+void Flb::on_dequeue(Switch&, PortId port_id, PacketId id) {
+  DsPort& dp = ds_ports_[port_id.index()];
+  if (!dp.congested) return;
+  const EgressPort& port = sw_.port(port_id);
+  if (port.queue_bytes(port.queue_of(ctx_.pkt(id))) >= dp.k) return;
+  // Below K again: release every flow that was reported congested here.
+  const uint32_t n = static_cast<uint32_t>(dp.flows.size());
+  for (const auto& [k, f] : dp.flows) send_cnm(f.src_host, f.flow, k, f.sport, f.in_port, false, n);
+  dp.flows.clear();
+  dp.congested = false;
+}
+
+void Flb::send_cnm(NodeId src_host, FlowId flow, uint32_t key, uint16_t sport, PortId out,
+                   bool congested, uint32_t n) {
+  const PacketId id = ctx_.alloc_packet();
+  Packet& c = ctx_.pkt(id);
+  write_cnm(c, Cnm{congested, n, key});
+  c.ecn_capable = false;
+  c.wire_bytes = ctx_.wire.control_wire_bytes(PacketType::kControl);
+  c.src = sw_.id();
+  c.dst = src_host;
+  c.flow = flow;
+  c.sport = sport;
+  c.flow_hash = static_cast<uint32_t>(mix64(key ^ 0xc4d));
+  ++cnms_sent_;
+  // Back through the flow's previous hop (§3.2 "CNM construction"); from there it is
+  // routed to the sender's edge switch.
+  sw_.send_control(id, out);
+}
+
+void Flb::on_cnm(const Packet& p) {
+  const Routing& r = ctx_.routing;
+  if (!r.is_edge(p.src.index()) || p.src == sw_.id()) return;  // local flows: no paths
+  const Cnm cnm = read_cnm(p);
+  const uint32_t dst_idx = r.edge_index(p.src.index());
+  const Time now = ctx_.sim.now();
+  if (cnm.congested) {
+    auto [it, inserted] = iso_.try_emplace(cnm.flow_key);
+    Isolation& iso = it->second;
+    if (inserted) {
+      ++isolations_;
+      iso.path = UINT16_MAX;
+    }
+    iso.dst_edge = dst_idx;
+    iso.n = std::max<uint32_t>(1, cnm.congested_flows);
+    iso.refreshed = now;
+    recompute_isolation(dst_idx);
+    if (!iso_timer_.armed())
+      ctx_.sim.arm(iso_timer_, now + cfg_.isolation_recompute, handler_, kIsolationTimerKind);
+  } else if (iso_.erase(cnm.flow_key)) {
+    recompute_isolation(dst_idx);
+  }
+}
+
+void Flb::recompute_isolation(uint32_t dst_idx) {
+  Pair& pr = pair(dst_idx);
+  // Isolation paths = total converged rate of the congested flows (C/n each) over the link
+  // rate, rounded up (§3.2); uniform rates make that ceil(sum of 1/n).
+  double total = 0;
+  size_t flows = 0;
+  for (const auto& [key, iso] : iso_) {
+    if (iso.dst_edge != dst_idx) continue;
+    total += 1.0 / iso.n;
+    ++flows;
+  }
+  size_t need = flows ? std::max<size_t>(1, static_cast<size_t>(std::ceil(total - 1e-9))) : 0;
+  if (pr.paths <= 1) need = 0;
+  need = std::min<size_t>(need, pr.paths > 1 ? pr.paths - 1 : 0);  // leave one path free
+
+  auto set_uplink = [&](uint16_t path, int delta) {
+    isolated_uplink_[pr.first_hop[path].index()] += delta;
+  };
+  while (pr.iso_paths.size() > need) {
+    set_uplink(pr.iso_paths.back(), -1);
+    pr.iso_paths.pop_back();
+  }
+  const Time now = ctx_.sim.now();
+  while (pr.iso_paths.size() < need) {
+    // Start from the path where a congested flow's last packet is pending (§3.2).
+    uint16_t pick = UINT16_MAX;
+    for (const auto& [key, iso] : iso_) {
+      if (iso.dst_edge != dst_idx) continue;
+      const FlbFlowEntry* e = table_.find_key(key, now);
+      if (e && e->path < pr.paths &&
+          std::find(pr.iso_paths.begin(), pr.iso_paths.end(), e->path) == pr.iso_paths.end()) {
+        pick = e->path;
+        break;
+      }
+    }
+    if (pick == UINT16_MAX) {
+      std::vector<uint16_t> free_paths;
+      for (uint16_t i = 0; i < pr.paths; ++i)
+        if (std::find(pr.iso_paths.begin(), pr.iso_paths.end(), i) == pr.iso_paths.end())
+          free_paths.push_back(i);
+      pick = free_paths[sw_.rng().below(free_paths.size())];
+    }
+    pr.iso_paths.push_back(pick);
+    set_uplink(pick, +1);
+  }
+  // Each congested flow sits on one isolation path: its own if isolated, else a random one.
+  for (auto& [key, iso] : iso_) {
+    if (iso.dst_edge != dst_idx || pr.iso_paths.empty()) continue;
+    if (std::find(pr.iso_paths.begin(), pr.iso_paths.end(), iso.path) != pr.iso_paths.end())
+      continue;
+    const FlbFlowEntry* e = table_.find_key(key, now);
+    if (e && std::find(pr.iso_paths.begin(), pr.iso_paths.end(), e->path) != pr.iso_paths.end())
+      iso.path = e->path;
+    else
+      iso.path = pr.iso_paths[sw_.rng().below(pr.iso_paths.size())];
+  }
+}
+
+void Flb::on_event(uint32_t kind, uint64_t arg) {
+  if (!ctx_.sim.timer_fired(iso_timer_, arg, handler_, kind)) return;
+  // Periodic check (§3.2): entries whose release CNM was lost time out; paths follow.
+  const Time now = ctx_.sim.now();
+  std::vector<uint32_t> touched;
+  for (auto it = iso_.begin(); it != iso_.end();) {
+    if (now - it->second.refreshed > cfg_.isolation_timeout) {
+      touched.push_back(it->second.dst_edge);
+      it = iso_.erase(it);
+      ++isolation_timeouts_;
+    } else {
+      ++it;
+    }
+  }
+  std::sort(touched.begin(), touched.end());
+  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+  for (uint32_t d : touched) recompute_isolation(d);
+  if (!iso_.empty()) ctx_.sim.arm(iso_timer_, now + cfg_.isolation_recompute, handler_, kind);
+}
+
+void Flb::add_stats(std::vector<Stat>& out) const {
+  const Time now = ctx_.sim.now();
+  uint32_t max_paths = 1;
+  for (const auto& p : pairs_)
+    if (p) max_paths = std::max<uint32_t>(max_paths, p->paths);
+  int64_t k = 0;
+  for (const DsPort& dp : ds_ports_) k = std::max(k, dp.k);
+  out.push_back({"flb_reroutes", static_cast<double>(reroutes_)});
+  out.push_back({"flb_cnms_sent", static_cast<double>(cnms_sent_)});
+  out.push_back({"flb_isolations", static_cast<double>(isolations_)});
+  out.push_back({"flb_isolation_timeouts", static_cast<double>(isolation_timeouts_)});
+  out.push_back({"flb_probes", static_cast<double>(probes_)});
+  out.push_back({"flb_flow_table_bytes_per_switch",
+                 static_cast<double>(table_.memory_bytes(max_paths)), true});
+  out.push_back(
+      {"flb_flow_table_live_entries_max", static_cast<double>(table_.live_entries(now)), true});
+  out.push_back({"flb_isolation_threshold_bytes", static_cast<double>(k), true});
+  out.push_back({"flb_k_range_low_bytes", static_cast<double>(range_low_), true});
+  out.push_back({"flb_k_range_high_bytes", static_cast<double>(range_high_), true});
+}
+
+}  // namespace rocelab
