@@ -10,14 +10,15 @@ namespace rocelab {
 namespace {
 
 // In-band fields: a departure stamp (tag 0, data packets) and delay feedback (tag 1, any
-// packet toward the measuring edge): valid bit, 16-bit path id, 47-bit picosecond value.
+// packet toward the measuring edge): valid bit, 15-bit path id, a "stamp pending" bit
+// (tag 0 between routing and departure, Flb::kStampPending), 47-bit picosecond value.
 constexpr uint64_t kValid = 1ull << 63;
 constexpr uint64_t kValueMask = (1ull << 47) - 1;
 uint64_t encode(uint16_t path, int64_t value) {
-  return kValid | (uint64_t{path} << 47) | (static_cast<uint64_t>(value) & kValueMask);
+  return kValid | (uint64_t{path} << 48) | (static_cast<uint64_t>(value) & kValueMask);
 }
 uint16_t decode_path(uint64_t tag) {
-  return static_cast<uint16_t>((tag >> 47) & 0xffff);
+  return static_cast<uint16_t>((tag >> 48) & 0x7fff);
 }
 int64_t decode_value(uint64_t tag) {  // sign-extends 47 bits: differences survive wrap-around
   const int64_t v = static_cast<int64_t>(tag & kValueMask);
@@ -75,7 +76,6 @@ Flb::Flb(Switch& sw, const FlbConfig& cfg)
       static_cast<int64_t>(clock_rng.uniform() * static_cast<double>(cfg.clock_offset_max.ps))};
   pairs_.resize(ctx_.routing.edge_switches().size());
   ds_ports_.resize(sw.port_count());
-  isolated_uplink_.assign(sw.port_count(), 0);
   compute_thresholds();
 }
 
@@ -128,7 +128,7 @@ Flb::Pair& Flb::pair(uint32_t edge_index) {
   p.dst_switch = r.edge_switches()[edge_index];
   const uint32_t self = sw_.id().index();
   if (p.dst_switch != self) {
-    p.paths = static_cast<uint16_t>(std::min<uint64_t>(r.path_count(self, p.dst_switch), 65535));
+    p.paths = static_cast<uint16_t>(std::min<uint64_t>(r.path_count(self, p.dst_switch), 32767));
     const auto hops = r.next_hops(self, p.dst_switch);
     for (uint16_t i = 0; i < p.paths; ++i) p.first_hop.push_back(hops[i % hops.size()]);
     // Base RTT: host to host over path 0 and back, each link taken as this switch's uplink
@@ -156,24 +156,32 @@ Flb::Pair& Flb::pair(uint32_t edge_index) {
 
 // ---------------------------------------------------------------- delays and Alg. 1
 
-int64_t Flb::delay_of(const Pair& p, uint16_t path, Time now) const {
-  if (p.measured_at[path] != Time::never() && now - p.measured_at[path] <= p.expiry)
-    return p.owd[path];
-  // Unmeasured or stale: assume the path idle, i.e. at its base delay (or the pair's).
-  if (p.min_owd[path] != INT64_MAX) return p.min_owd[path];
-  int64_t base = INT64_MAX;
-  for (int64_t m : p.min_owd) base = std::min(base, m);
-  return base == INT64_MAX ? 0 : base;
+// The source edge's own share of a path's delay: the queue at the path's first hop, which
+// it knows exactly (the per-port queue counters of FLB §3.4). Departure stamps measure the
+// rest of the path.
+int64_t Flb::local_queue_ps(const Pair& p, uint16_t path) const {
+  const EgressPort& port = sw_.port(p.first_hop[path]);
+  return serialization_delay(port.data_queue_bytes(), port.rate_bps()).ps;
 }
 
-void Flb::allowed_paths(const Pair& p, bool, std::vector<uint8_t>& out) const {
+bool Flb::fresh_measurement(const Pair& p, uint16_t path, Time now) const {
+  return p.measured_at[path] != Time::never() && now - p.measured_at[path] <= p.expiry;
+}
+
+int64_t Flb::delay_of(const Pair& p, uint16_t path, Time now) const {
+  const int64_t local = local_queue_ps(p, path);
+  if (fresh_measurement(p, path, now)) return local + p.owd[path];
+  // Unmeasured or stale: assume the fabric part idle, at its base delay (or the pair's).
+  if (p.min_owd[path] != INT64_MAX) return local + p.min_owd[path];
+  int64_t base = INT64_MAX;
+  for (int64_t m : p.min_owd) base = std::min(base, m);
+  return local + (base == INT64_MAX ? 0 : base);
+}
+
+// Uncongested flows may not use the isolation paths toward their destination (§3.2).
+void Flb::allowed_paths(const Pair& p, std::vector<uint8_t>& out) const {
   out.assign(p.paths, 1);
-  bool any = false;
-  for (uint16_t i = 0; i < p.paths; ++i) {
-    out[i] = isolated_uplink_[p.first_hop[i].index()] == 0;
-    any |= out[i] != 0;
-  }
-  if (!any) out.assign(p.paths, 1);  // everything isolated: nothing to avoid
+  for (uint16_t path : p.iso_paths) out[path] = 0;
 }
 
 uint16_t Flb::pick_min(const Pair& p, const std::vector<uint8_t>& allowed, Time now) {
@@ -220,14 +228,20 @@ PortId Flb::choose_egress(Switch&, PacketId id, std::span<const PortId> hops) {
   if (iso != iso_.end() && iso->second.dst_edge == dst_idx && !pr.iso_paths.empty()) {
     path = iso->second.path;  // congested flow: stays on its isolation path (§3.2)
   } else {
-    allowed_paths(pr, false, scratch_allowed_);
+    allowed_paths(pr, scratch_allowed_);
     if (fresh || e.path >= pr.paths) {
       path = pick_min(pr, scratch_allowed_, now);
     } else if (!scratch_allowed_[e.path]) {
       path = pick_min(pr, scratch_allowed_, now);  // its path became isolated: must leave
+      ++forced_moves_;
     } else {
+      // Alg. 1 needs p'.t_OWD: a path without a current measurement cannot be shown safe,
+      // so it is no candidate for moving an existing flow (new flows may still take it).
       scratch_delay_.resize(pr.paths);
-      for (uint16_t i = 0; i < pr.paths; ++i) scratch_delay_[i] = delay_of(pr, i, now);
+      for (uint16_t i = 0; i < pr.paths; ++i) {
+        scratch_delay_[i] = delay_of(pr, i, now);
+        if (i != e.path && !fresh_measurement(pr, i, now)) scratch_allowed_[i] = 0;
+      }
       path = reroute(scratch_delay_, scratch_allowed_, e.path, now - e.last_seen);
     }
   }
@@ -236,7 +250,8 @@ PortId Flb::choose_egress(Switch&, PacketId id, std::span<const PortId> hops) {
   e.last_seen = now;
 
   if (pr.last_stamp[path] == Time::never() || now - pr.last_stamp[path] >= pr.probe_interval) {
-    p.scheme_tag[0] = encode(path, local_clock().ps);  // FLB §3.1 sampled departure stamp
+    // FLB §3.1: a sampled packet carries its departure time; on_dequeue writes it.
+    p.scheme_tag[0] = encode(path, 0) | kStampPending;
     pr.last_stamp[path] = now;
     ++probes_;
   }
@@ -274,7 +289,8 @@ bool Flb::on_receive(Switch&, PacketId id, PortId in_port) {
 void Flb::as_destination(Packet& p, PortId) {
   const Routing& r = ctx_.routing;
   Pair& pr = pair(r.edge_index(r.edge_of_host(p.src.index())));
-  if (p.type == PacketType::kData && (p.scheme_tag[0] & kValid)) {
+  if (p.type == PacketType::kData && (p.scheme_tag[0] & kValid) &&
+      !(p.scheme_tag[0] & kStampPending)) {
     const uint16_t path = decode_path(p.scheme_tag[0]);
     if (path < pr.paths) {
       const int64_t owd = decode_value(static_cast<uint64_t>(local_clock().ps) - p.scheme_tag[0]);
@@ -289,6 +305,7 @@ void Flb::as_destination(Packet& p, PortId) {
     if (path < pr.paths) {
       const int64_t owd = decode_value(p.scheme_tag[1]);
       pr.owd[path] = owd;
+      ++feedback_received_;
       pr.measured_at[path] = ctx_.sim.now();
       pr.min_owd[path] = std::min(pr.min_owd[path], owd);
     }
@@ -305,11 +322,17 @@ void Flb::as_source(Packet& p) {
     const uint16_t path = static_cast<uint16_t>((pr.fb_rr + k) % pr.paths);
     if (!pr.fb_dirty[path]) continue;
     p.scheme_tag[1] = encode(path, pr.fb_owd[path]);
+    ++feedback_sent_;
     pr.fb_dirty[path] = 0;
     --pr.fb_pending;
     pr.fb_rr = static_cast<uint16_t>((path + 1) % pr.paths);
     return;
   }
+}
+
+void Flb::stamp_departure(Packet& p) const {
+  const uint16_t path = decode_path(p.scheme_tag[0]);
+  p.scheme_tag[0] = encode(path, local_clock().ps);
 }
 
 std::vector<int64_t> Flb::path_delays(uint32_t dst_edge) const {

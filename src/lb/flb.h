@@ -114,15 +114,20 @@ class Flb final : public LoadBalancer, public EventHandler {
 
   Pair& pair(uint32_t edge_index);
   int64_t delay_of(const Pair& p, uint16_t path, Time now) const;
+  bool fresh_measurement(const Pair& p, uint16_t path, Time now) const;
+  int64_t local_queue_ps(const Pair& p, uint16_t path) const;
+  void stamp_departure(Packet& p) const;
+  static constexpr uint64_t kStampPending = 1ull << 47;
   uint16_t pick_min(const Pair& p, const std::vector<uint8_t>& allowed, Time now);
-  void allowed_paths(const Pair& p, bool congested_flow, std::vector<uint8_t>& out) const;
+  void allowed_paths(const Pair& p, std::vector<uint8_t>& out) const;
   void as_destination(Packet& p, PortId in_port);
   void as_source(Packet& p);
   void check_isolation(const Packet& p, PacketId id, PortId in_port);
   void send_cnm(NodeId src_host, FlowId flow, uint32_t key, uint16_t sport, PortId out,
                 bool congested, uint32_t n);
   void on_cnm(const Packet& p);
-  void recompute_isolation(uint32_t dst_edge);
+  void resize_isolation(uint32_t dst_edge);
+  void assign_isolation_path(uint32_t key, Isolation& iso, const Pair& pr);
   void compute_thresholds();
 
   Switch& sw_;
@@ -133,13 +138,13 @@ class Flb final : public LoadBalancer, public EventHandler {
   Delta clock_offset_;
   FlbFlowTable table_;
   std::vector<std::unique_ptr<Pair>> pairs_;
-  std::vector<DsPort> ds_ports_;           // by port index
-  std::vector<uint32_t> isolated_uplink_;  // by port index: isolated paths using it
+  std::vector<DsPort> ds_ports_;  // by port index
   std::unordered_map<uint32_t, Isolation> iso_;
   TimerSlot iso_timer_;
   std::vector<uint8_t> scratch_allowed_;
   std::vector<int64_t> scratch_delay_;
   int64_t range_low_ = 0, range_high_ = 0;  // Appendix A range of K (reported)
+  uint64_t forced_moves_ = 0, feedback_sent_ = 0, feedback_received_ = 0;
   uint64_t reroutes_ = 0, cnms_sent_ = 0, isolations_ = 0, isolation_timeouts_ = 0, probes_ = 0;
   static constexpr uint32_t kIsolationTimerKind = 0;
 };

@@ -33,10 +33,12 @@ void Flb::check_isolation(const Packet& p, PacketId, PortId in_port) {
 }
 
 void Flb::on_dequeue(Switch&, PortId port_id, PacketId id) {
+  Packet& p = ctx_.pkt(id);
+  if (p.scheme_tag[0] & kStampPending) stamp_departure(p);
   DsPort& dp = ds_ports_[port_id.index()];
   if (!dp.congested) return;
   const EgressPort& port = sw_.port(port_id);
-  if (port.queue_bytes(port.queue_of(ctx_.pkt(id))) >= dp.k) return;
+  if (port.queue_bytes(port.queue_of(p)) >= dp.k) return;
   // Below K again: release every flow that was reported congested here.
   const uint32_t n = static_cast<uint32_t>(dp.flows.size());
   for (const auto& [k, f] : dp.flows) send_cnm(f.src_host, f.flow, k, f.sport, f.in_port, false, n);
@@ -68,6 +70,7 @@ void Flb::on_cnm(const Packet& p) {
   const Cnm cnm = read_cnm(p);
   const uint32_t dst_idx = r.edge_index(p.src.index());
   const Time now = ctx_.sim.now();
+  Pair& pr = pair(dst_idx);
   if (cnm.congested) {
     auto [it, inserted] = iso_.try_emplace(cnm.flow_key);
     Isolation& iso = it->second;
@@ -78,15 +81,32 @@ void Flb::on_cnm(const Packet& p) {
     iso.dst_edge = dst_idx;
     iso.n = std::max<uint32_t>(1, cnm.congested_flows);
     iso.refreshed = now;
-    recompute_isolation(dst_idx);
+    // The first congested flow toward a destination sets up its isolation paths; later
+    // ones join them. The count is revised by the periodic check (§3.2).
+    if (pr.iso_paths.empty()) resize_isolation(dst_idx);
+    assign_isolation_path(cnm.flow_key, iso, pr);
     if (!iso_timer_.armed())
       ctx_.sim.arm(iso_timer_, now + cfg_.isolation_recompute, handler_, kIsolationTimerKind);
   } else if (iso_.erase(cnm.flow_key)) {
-    recompute_isolation(dst_idx);
+    // Once no congested flow toward this destination is left, its paths are released.
+    bool any = false;
+    for (const auto& [key, iso] : iso_) any |= iso.dst_edge == dst_idx;
+    if (!any) pr.iso_paths.clear();
   }
 }
 
-void Flb::recompute_isolation(uint32_t dst_idx) {
+void Flb::assign_isolation_path(uint32_t key, Isolation& iso, const Pair& pr) {
+  if (pr.iso_paths.empty()) return;
+  auto in_set = [&](uint16_t path) {
+    return std::find(pr.iso_paths.begin(), pr.iso_paths.end(), path) != pr.iso_paths.end();
+  };
+  if (in_set(iso.path)) return;  // a congested flow stays where it is
+  // Its own path if that is an isolation path (no reordering), else a random one (§3.2).
+  const FlbFlowEntry* e = table_.find_key(key, ctx_.sim.now());
+  iso.path = e && in_set(e->path) ? e->path : pr.iso_paths[sw_.rng().below(pr.iso_paths.size())];
+}
+
+void Flb::resize_isolation(uint32_t dst_idx) {
   Pair& pr = pair(dst_idx);
   // Isolation paths = total converged rate of the congested flows (C/n each) over the link
   // rate, rounded up (§3.2); uniform rates make that ceil(sum of 1/n).
@@ -98,25 +118,19 @@ void Flb::recompute_isolation(uint32_t dst_idx) {
     ++flows;
   }
   size_t need = flows ? std::max<size_t>(1, static_cast<size_t>(std::ceil(total - 1e-9))) : 0;
-  if (pr.paths <= 1) need = 0;
-  need = std::min<size_t>(need, pr.paths > 1 ? pr.paths - 1 : 0);  // leave one path free
-
-  auto set_uplink = [&](uint16_t path, int delta) {
-    isolated_uplink_[pr.first_hop[path].index()] += delta;
-  };
-  while (pr.iso_paths.size() > need) {
-    set_uplink(pr.iso_paths.back(), -1);
-    pr.iso_paths.pop_back();
-  }
+  need = std::min<size_t>(need, pr.paths > 1 ? pr.paths - 1 : 0);  // leave a path free
+  while (pr.iso_paths.size() > need) pr.iso_paths.pop_back();
   const Time now = ctx_.sim.now();
+  auto in_set = [&](uint16_t path) {
+    return std::find(pr.iso_paths.begin(), pr.iso_paths.end(), path) != pr.iso_paths.end();
+  };
   while (pr.iso_paths.size() < need) {
-    // Start from the path where a congested flow's last packet is pending (§3.2).
+    // Start from a path where a congested flow's last packet is pending (§3.2).
     uint16_t pick = UINT16_MAX;
     for (const auto& [key, iso] : iso_) {
       if (iso.dst_edge != dst_idx) continue;
       const FlbFlowEntry* e = table_.find_key(key, now);
-      if (e && e->path < pr.paths &&
-          std::find(pr.iso_paths.begin(), pr.iso_paths.end(), e->path) == pr.iso_paths.end()) {
+      if (e && e->path < pr.paths && !in_set(e->path)) {
         pick = e->path;
         break;
       }
@@ -124,24 +138,13 @@ void Flb::recompute_isolation(uint32_t dst_idx) {
     if (pick == UINT16_MAX) {
       std::vector<uint16_t> free_paths;
       for (uint16_t i = 0; i < pr.paths; ++i)
-        if (std::find(pr.iso_paths.begin(), pr.iso_paths.end(), i) == pr.iso_paths.end())
-          free_paths.push_back(i);
+        if (!in_set(i)) free_paths.push_back(i);
       pick = free_paths[sw_.rng().below(free_paths.size())];
     }
     pr.iso_paths.push_back(pick);
-    set_uplink(pick, +1);
   }
-  // Each congested flow sits on one isolation path: its own if isolated, else a random one.
-  for (auto& [key, iso] : iso_) {
-    if (iso.dst_edge != dst_idx || pr.iso_paths.empty()) continue;
-    if (std::find(pr.iso_paths.begin(), pr.iso_paths.end(), iso.path) != pr.iso_paths.end())
-      continue;
-    const FlbFlowEntry* e = table_.find_key(key, now);
-    if (e && std::find(pr.iso_paths.begin(), pr.iso_paths.end(), e->path) != pr.iso_paths.end())
-      iso.path = e->path;
-    else
-      iso.path = pr.iso_paths[sw_.rng().below(pr.iso_paths.size())];
-  }
+  for (auto& [key, iso] : iso_)
+    if (iso.dst_edge == dst_idx) assign_isolation_path(key, iso, pr);
 }
 
 void Flb::on_event(uint32_t kind, uint64_t arg) {
@@ -158,9 +161,11 @@ void Flb::on_event(uint32_t kind, uint64_t arg) {
       ++it;
     }
   }
+  // Revise every destination's isolation path count.
+  for (auto& [key, iso] : iso_) touched.push_back(iso.dst_edge);
   std::sort(touched.begin(), touched.end());
   touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
-  for (uint32_t d : touched) recompute_isolation(d);
+  for (uint32_t d : touched) resize_isolation(d);
   if (!iso_.empty()) ctx_.sim.arm(iso_timer_, now + cfg_.isolation_recompute, handler_, kind);
 }
 
@@ -172,10 +177,13 @@ void Flb::add_stats(std::vector<Stat>& out) const {
   int64_t k = 0;
   for (const DsPort& dp : ds_ports_) k = std::max(k, dp.k);
   out.push_back({"flb_reroutes", static_cast<double>(reroutes_)});
+  out.push_back({"flb_forced_moves", static_cast<double>(forced_moves_)});
   out.push_back({"flb_cnms_sent", static_cast<double>(cnms_sent_)});
   out.push_back({"flb_isolations", static_cast<double>(isolations_)});
   out.push_back({"flb_isolation_timeouts", static_cast<double>(isolation_timeouts_)});
   out.push_back({"flb_probes", static_cast<double>(probes_)});
+  out.push_back({"flb_delay_feedback_sent", static_cast<double>(feedback_sent_)});
+  out.push_back({"flb_delay_feedback_received", static_cast<double>(feedback_received_)});
   out.push_back({"flb_flow_table_bytes_per_switch",
                  static_cast<double>(table_.memory_bytes(max_paths)), true});
   out.push_back(

@@ -1,0 +1,318 @@
+// FLB (ATC'25): Alg. 1, no reordering, isolation before PFC, CNM loss, clock offsets,
+// multi-tier source routing, and the minimal rate control.
+#include <gtest/gtest.h>
+
+#include "cc/flb_rc.h"
+#include "lb/flb.h"
+#include "net/cnm.h"
+#include "scenario/runner.h"
+#include "scenario/scenario_build.h"
+#include "test_util.h"
+
+namespace rocelab {
+namespace {
+
+const std::string kFig2 = std::string(ROCELAB_SOURCE_DIR) + "/scenarios/flb/fig2_burst.yaml";
+
+TEST(FlbAlg1, ReroutesExactlyWhenTheDelayGainIsBelowTheGap) {
+  // Paths' one-way delays in ps; the flow is on path 0 (10 us).
+  const std::vector<int64_t> d = {10000000, 9500000, 4000000, 12000000};
+  const std::vector<uint8_t> all = {1, 1, 1, 1};
+  // Gap 1 us: only path 1 (0.5 us faster) is safe.
+  EXPECT_EQ(Flb::reroute(d, all, 0, Delta::from_us(1)), 1);
+  // Gap 0.5 us exactly: 0 < 0.5 < 0.5 fails, stay.
+  EXPECT_EQ(Flb::reroute(d, all, 0, Delta::from_ns(500)), 0);
+  // Gap 7 us: paths 1 and 2 qualify; the fastest (2) wins.
+  EXPECT_EQ(Flb::reroute(d, all, 0, Delta::from_us(7)), 2);
+  // Path 2 not allowed (isolated): path 1.
+  EXPECT_EQ(Flb::reroute(d, {1, 1, 0, 1}, 0, Delta::from_us(7)), 1);
+  // Equal or slower paths never attract a flow, whatever the gap.
+  EXPECT_EQ(Flb::reroute({5, 5, 9}, {1, 1, 1}, 0, Delta::from_ms(1)), 0);
+  EXPECT_EQ(Flb::reroute(d, all, 2, Delta::from_ms(1)), 2);
+}
+
+double lb_stat(Experiment& exp, const std::string& name) {
+  std::vector<LoadBalancer::Stat> stats;
+  for (NodeId s : exp.network().switches())
+    if (auto* lb = exp.network().switch_at(s).load_balancer()) lb->add_stats(stats);
+  double v = 0;
+  for (const auto& st : stats)
+    if (st.name == name) v += st.value;
+  return v;
+}
+
+Experiment websearch_leaf_spine(const std::string& lb, const std::string& cc) {
+  ScenarioConfig c;
+  c.seed = 3;
+  c.topology.leaf_spine = LeafSpineParams{4, 4, 8, gbps(100), gbps(100), Delta::from_us(1)};
+  c.lb = lb;
+  c.cc = cc;
+  c.switch_config.buffer_bytes = 4 * 1000 * 1000;
+  WorkloadConfig w;
+  w.cdf = "websearch";
+  w.load = 0.6;
+  w.stop = Delta::from_us(500);
+  c.workloads = {w};
+  return Experiment(build_experiment(c));
+}
+
+// FLB moves a flow only when the measured delay gain is below the flow's packet gap
+// (Alg. 1). Its delays are sampled every two base RTTs, so under load they are stale and
+// some moves do reorder (docs/reproduction/flb.md): far fewer than spraying's, which
+// ignores delays altogether.
+TEST(Flb, ReroutesUnderLoadWithLittleReorderingComparedToSpraying) {
+  for (const char* cc : {"none", "dcqcn"}) {
+    Experiment flb = websearch_leaf_spine("flb", cc);
+    test::run_checked(flb, Time{Delta::from_ms(500).ps});
+    Experiment rps = websearch_leaf_spine("rps", cc);
+    test::run_checked(rps, Time{Delta::from_ms(500).ps});
+    const auto& f = flb.transport().counters();
+    const auto& r = rps.transport().counters();
+    EXPECT_GT(lb_stat(flb, "flb_reroutes"), 100) << cc << ": FLB must move flows";
+    EXPECT_GT(lb_stat(flb, "flb_delay_feedback_received"), 100) << cc;
+    const double flb_ratio = static_cast<double>(f.out_of_order_packets) / f.data_packets_sent;
+    const double rps_ratio = static_cast<double>(r.out_of_order_packets) / r.data_packets_sent;
+    EXPECT_LT(flb_ratio, 0.05) << cc;
+    EXPECT_LT(flb_ratio, 0.1 * rps_ratio) << cc;
+  }
+}
+
+struct Fig2Run {
+  ExperimentSpec spec;
+  std::unique_ptr<Experiment> exp;
+  Time first_pause = Time::never();
+  Time first_cnm = Time::never();
+};
+
+Fig2Run run_fig2(const std::string& lb, const std::string& cc,
+                 const std::vector<std::string>& extra = {}) {
+  std::vector<std::string> sets = {"lb=" + lb,
+                                   "cc=" + cc,
+                                   "stop.time=80ms",
+                                   "workloads.0.flows.0.size=200MB",
+                                   "workloads.0.flows.1.size=200MB",
+                                   "workloads.0.flows.2.size=200MB"};
+  sets.insert(sets.end(), extra.begin(), extra.end());
+  ScenarioConfig c = load_scenario(kFig2, sets);
+  Fig2Run r;
+  r.spec = build_experiment(c);
+  r.spec.stop_when_done = false;
+  r.exp = std::make_unique<Experiment>(r.spec);
+  r.exp->network().context().on_pfc = [&r](const PfcEvent& e) {
+    if (e.xoff && r.first_pause == Time::never()) r.first_pause = e.time;
+  };
+  return r;
+}
+
+double goodput_gbps(Experiment& exp, FlowId f, Time t0, Time t1, uint64_t at_t0) {
+  return static_cast<double>(exp.transport().delivered_bytes(f) - at_t0) * 8 / (t1 - t0).seconds() /
+         1e9;
+}
+
+TEST(FlbIsolation, VictimsKeepTheirThroughputAndTheCongestedFlowIsIsolatedBeforePfc) {
+  Fig2Run r = run_fig2("flb", "rc");
+  Experiment& exp = *r.exp;
+  const Time pre0{Delta::from_ms(30).ps}, burst0{Delta::from_ms(40).ps},
+      burst1{Delta::from_ms(46).ps};
+  exp.run(pre0);
+  uint64_t at[3];
+  for (uint32_t f = 0; f < 3; ++f) at[f] = exp.transport().delivered_bytes(FlowId(f));
+  exp.run(burst0);
+  double pre[3], during[3];
+  for (uint32_t f = 0; f < 3; ++f) {
+    pre[f] = goodput_gbps(exp, FlowId(f), pre0, burst0, at[f]);
+    at[f] = exp.transport().delivered_bytes(FlowId(f));
+  }
+  exp.run(burst1);
+  for (uint32_t f = 0; f < 3; ++f) during[f] = goodput_gbps(exp, FlowId(f), burst0, burst1, at[f]);
+  EXPECT_GE(during[0], 0.8 * pre[0]) << "f0 " << pre[0] << " -> " << during[0];
+  EXPECT_GE(during[1], 0.8 * pre[1]) << "f1 " << pre[1] << " -> " << during[1];
+  EXPECT_LT(during[2], 0.5 * pre[2]) << "f2, the congested flow, is slowed";
+
+  // The source edge isolated f2 (and only congested flows); no PFC PAUSE came before it.
+  const TopologySpec& t = exp.network().topology();
+  auto& s0 = static_cast<Flb&>(*exp.network().switch_at(NodeId(t.find("S0"))).load_balancer());
+  auto& s4 = static_cast<Flb&>(*exp.network().switch_at(NodeId(t.find("S4"))).load_balancer());
+  std::vector<LoadBalancer::Stat> stats;
+  s0.add_stats(stats);
+  s4.add_stats(stats);
+  double isolations = 0, cnms = 0;
+  for (const auto& st : stats) {
+    if (st.name == "flb_isolations") isolations += st.value;
+    if (st.name == "flb_cnms_sent") cnms += st.value;
+  }
+  EXPECT_GE(isolations, 1);
+  EXPECT_GT(cnms, 0);
+  EXPECT_TRUE(r.first_pause == Time::never() || r.first_pause > burst0 + Delta::from_us(50))
+      << "PFC triggered at " << r.first_pause.us() << " us, before isolation could act";
+
+  // Spraying pauses more links under the same burst.
+  Fig2Run rps = run_fig2("rps", "none");
+  rps.exp->run(burst1);
+  uint64_t paused_flb = 0, paused_rps = 0;
+  for (auto* e : {&exp, rps.exp.get()}) {
+    uint64_t& paused = e == &exp ? paused_flb : paused_rps;
+    for (size_t n = 0; n < e->network().node_count(); ++n) {
+      const Node& node = e->network().node(NodeId(static_cast<uint32_t>(n)));
+      for (size_t p = 0; p < node.port_count(); ++p)
+        paused += node.port(PortId(static_cast<uint16_t>(p))).counters().times_paused > 0;
+    }
+  }
+  EXPECT_LT(paused_flb, paused_rps);
+}
+
+// Drops FLB's release (non-congestion) CNMs as they cross a core switch.
+struct ReleaseCnmDropper : LoadBalancer {
+  uint64_t dropped = 0;
+  PortId choose_egress(Switch& sw, PacketId pkt, std::span<const PortId> c) override {
+    return c[sw.ecmp_index(sw.context().pkt(pkt), c.size())];
+  }
+  bool on_receive(Switch& sw, PacketId pkt, PortId) override {
+    const Packet& p = sw.context().pkt(pkt);
+    if (!is_cnm(p) || read_cnm(p).congested) return false;
+    ++dropped;
+    sw.context().free_packet(pkt);
+    return true;
+  }
+};
+
+TEST(FlbIsolation, LostReleaseCnmsTimeOut) {
+  Fig2Run r = run_fig2("flb", "rc", {"lb.isolation_timeout=300us"});
+  Experiment& exp = *r.exp;
+  const TopologySpec& t = exp.network().topology();
+  std::vector<ReleaseCnmDropper*> droppers;
+  for (const char* core : {"S1", "S2", "S3"}) {
+    auto d = std::make_unique<ReleaseCnmDropper>();
+    droppers.push_back(d.get());
+    exp.network().switch_at(NodeId(t.find(core))).set_load_balancer(std::move(d));
+  }
+  auto& s0 = static_cast<Flb&>(*exp.network().switch_at(NodeId(t.find("S0"))).load_balancer());
+  bool isolated = false;
+  for (int us = 40000; us <= 48000 && !isolated; us += 100) {
+    exp.run(Time{Delta::from_us(us).ps});
+    isolated = s0.isolated_flows() > 0;
+  }
+  EXPECT_TRUE(isolated) << "f2 is isolated during the burst";
+  exp.run(Time{Delta::from_ms(80).ps});  // the burst is long over
+  uint64_t dropped = 0;
+  for (auto* d : droppers) dropped += d->dropped;
+  EXPECT_GT(dropped, 0u);
+  EXPECT_EQ(s0.isolated_flows(), 0u) << "the timeout released the entries";
+  EXPECT_TRUE(s0.isolated_paths(t.find("S4")).empty());
+  std::vector<LoadBalancer::Stat> stats;
+  s0.add_stats(stats);
+  for (const auto& st : stats) {
+    if (st.name == "flb_isolation_timeouts") EXPECT_GT(st.value, 0);
+  }
+}
+
+TEST(Flb, UnsynchronisedClocksChangeNothing) {
+  auto fcts = [](const std::string& offset) {
+    ScenarioConfig c = load_scenario(
+        kFig2, {"lb=flb", "cc=rc", "lb.clock_offset_max=" + offset, "workloads.0.flows.0.size=20MB",
+                "workloads.0.flows.1.size=20MB", "workloads.0.flows.2.size=20MB",
+                "workloads.1.start=2ms", "workloads.1.flows_per_sender=4"});
+    Experiment exp(build_experiment(c));
+    test::run_checked(exp);
+    std::vector<int64_t> out;
+    for (const FlowRecord& rec : exp.transport().records()) out.push_back(rec.finish.ps);
+    return out;
+  };
+  const auto synced = fcts("0"), skewed = fcts("3ms");
+  EXPECT_EQ(synced, skewed);
+}
+
+TEST(Flb, PinsEndToEndPathsInAFatTree) {
+  ScenarioConfig c;
+  c.topology.type = "fat_tree";
+  c.topology.fat_tree = FatTreeParams{4, 2, 2, 4, 4, gbps(100), gbps(100), Delta::from_us(1)};
+  c.lb = "flb";
+  c.cc = "dcqcn";
+  WorkloadConfig w;
+  w.cdf = "websearch";
+  w.load = 0.5;
+  w.stop = Delta::from_us(300);
+  c.workloads = {w};
+  Experiment exp(build_experiment(c));
+  test::run_checked(exp, Time{Delta::from_ms(500).ps});
+  // Aggregation and core switches carry no FLB, yet every core link carried traffic: the
+  // edge switches spread flows over all end-to-end paths by source routing.
+  const TopologySpec& t = exp.network().topology();
+  int used = 0, cores = 0;
+  for (uint32_t i = 0; i < t.nodes.size(); ++i) {
+    if (t.nodes[i].layer != Layer::kCore) continue;
+    ++cores;
+    const Switch& sw = exp.network().switch_at(NodeId(i));
+    EXPECT_EQ(const_cast<Switch&>(sw).load_balancer(), nullptr);
+    uint64_t bytes = 0;
+    for (size_t p = 0; p < sw.port_count(); ++p)
+      bytes += sw.port(PortId(static_cast<uint16_t>(p))).counters().tx_data_bytes;
+    used += bytes > 0;
+  }
+  EXPECT_EQ(used, cores);
+}
+
+TEST(Flb, HardwareTableCollidesButStillDelivers) {
+  ScenarioConfig c;
+  c.topology.leaf_spine = LeafSpineParams{2, 4, 8, gbps(100), gbps(100), Delta::from_us(1)};
+  c.lb = "flb";
+  c.cc = "rc";
+  auto flb = std::make_shared<FlbSchemeConfig>();
+  flb->cfg.hardware_table = true;
+  flb->cfg.hardware_entries = 8;  // far fewer entries than flows: CRC16 collisions
+  c.lb_params = flb;
+  c.lb_params_for = "flb";
+  WorkloadConfig w;
+  w.cdf = "fb_webserver";
+  w.load = 0.5;
+  w.stop = Delta::from_us(300);
+  c.workloads = {w};
+  Experiment exp(build_experiment(c));
+  test::run_checked(exp, Time{Delta::from_ms(200).ps});
+  auto& leaf0 = static_cast<Flb&>(
+      *exp.network().switch_at(NodeId(exp.network().topology().find("leaf0"))).load_balancer());
+  EXPECT_TRUE(leaf0.flow_table().hardware_mode());
+  EXPECT_EQ(leaf0.flow_table().memory_bytes(4), 8u * (16 + 8 + 8 + 48) / 8);
+  EXPECT_EQ(flow_crc16(Packet{}), flow_crc16(Packet{}));
+}
+
+TEST(FlbRc, CongestionCnmPausesAndReleaseResumesAtCOverN) {
+  ExperimentSpec spec;
+  spec.topology = test::chain({gbps(100), gbps(100)}, Delta::from_us(1));
+  spec.flows = {test::flow(0, 1, 100 * 1000 * 1000)};
+  FlbRcConfig cfg;
+  cfg.recovery_time = Delta::zero();
+  auto owned = std::make_unique<FlbRateControl>(cfg);
+  FlbRateControl* rc = owned.get();
+  Experiment exp(spec, std::move(owned));
+  const FlowId f(0);
+  exp.run(Time{Delta::from_us(50).ps});
+  EXPECT_EQ(exp.transport().rate_bps(f), gbps(100)) << "starts at line rate";
+  EXPECT_GT(exp.transport().inflight_bytes(f), 0u);
+
+  Packet cnm;
+  cnm.flow = f;
+  write_cnm(cnm, Cnm{true, 4, 0});
+  rc->on_control(f, cnm);
+  EXPECT_TRUE(rc->paused(f));
+  const uint64_t sent = exp.transport().counters().data_packets_sent;
+  exp.run(Time{Delta::from_us(100).ps});
+  EXPECT_EQ(exp.transport().counters().data_packets_sent, sent) << "paused: nothing is sent";
+
+  write_cnm(cnm, Cnm{false, 4, 0});
+  rc->on_control(f, cnm);
+  EXPECT_FALSE(rc->paused(f));
+  EXPECT_EQ(exp.transport().rate_bps(f), gbps(25)) << "resumes at C/n = 100G/4";
+  const uint64_t before = exp.transport().delivered_bytes(f);
+  exp.run(Time{Delta::from_us(300).ps});
+  const double gbps_after =
+      static_cast<double>(exp.transport().delivered_bytes(f) - before) * 8 / 200e-6 / 1e9;
+  EXPECT_NEAR(gbps_after, 25.0 * 1000 / 1082, 1.0);
+  // n changes: the rate follows.
+  write_cnm(cnm, Cnm{false, 2, 0});
+  rc->on_control(f, cnm);
+  EXPECT_EQ(exp.transport().rate_bps(f), gbps(50));
+}
+
+}  // namespace
+}  // namespace rocelab
