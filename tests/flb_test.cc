@@ -202,7 +202,9 @@ TEST(FlbIsolation, LostReleaseCnmsTimeOut) {
   std::vector<LoadBalancer::Stat> stats;
   s0.add_stats(stats);
   for (const auto& st : stats) {
-    if (st.name == "flb_isolation_timeouts") EXPECT_GT(st.value, 0);
+    if (st.name == "flb_isolation_timeouts") {
+      EXPECT_GT(st.value, 0);
+    }
   }
 }
 
