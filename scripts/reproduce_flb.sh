@@ -18,7 +18,8 @@ TESTBED="flb+rc,flb+dcqcn,flb+none,ecmp+none,ecmp+dcqcn,letflow+none,letflow+dcq
 LARGE="flb+rc,flb+dcqcn,ecmp+none,ecmp+dcqcn,letflow+none,letflow+dcqcn"
 cmp() { local out=$1 sc=$2 schemes=$3; shift 3
   echo "== $out" >&2
-  $R compare "$sc" --schemes "$schemes" --out "$OUT/$out" -q "$@" | tail -n +1 > "$OUT/$out.txt" || {
+  mkdir -p "$(dirname "$OUT/$out")"
+  $R compare "$sc" --schemes "$schemes" --out "$OUT/$out" -q "$@" > "$OUT/$out.txt" || {
     echo "failed: $out" >&2; return 1; }
 }
 mkdir -p $OUT
