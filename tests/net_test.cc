@@ -45,6 +45,43 @@ Time one_packet_arrival(const TopologySpec& topo, uint32_t payload) {
   return agent.arrival;
 }
 
+// A host agent whose pull re-enters the port (as congestion control does when a packet
+// sent raises its rate): the port must still send one packet at a time.
+struct ReentrantAgent : HostAgent {
+  Network* net = nullptr;
+  int to_send = 3;
+  std::vector<uint64_t> arrivals;
+  void on_host_receive(NodeId, PacketId pkt) override {
+    arrivals.push_back(net->context().pkt(pkt).seq);
+    net->context().free_packet(pkt);
+  }
+  PacketId pull_data(NodeId, const EgressPort&, Time*) override {
+    if (to_send == 0) return PacketId::invalid();
+    const PacketId id = net->context().alloc_packet();
+    Packet& p = net->context().pkt(id);
+    p.src = NodeId(0);
+    p.dst = NodeId(1);
+    p.priority = 3;
+    p.seq = static_cast<uint64_t>(3 - to_send--);
+    p.wire_bytes = 1082;
+    net->host(NodeId(0)).nic().kick();  // re-entry
+    return id;
+  }
+};
+
+TEST(Port, ReentrantKickDuringPullSendsOnePacketAtATime) {
+  Simulator sim;
+  Network net(sim, test::chain({gbps(100), gbps(100)}, Delta::from_us(1)), NetworkConfig{});
+  ReentrantAgent agent;
+  agent.net = &net;
+  net.set_host_agent(&agent);
+  net.host(NodeId(0)).nic().kick();
+  sim.run_until(Time::never());
+  EXPECT_EQ(agent.arrivals, (std::vector<uint64_t>{0, 1, 2}));
+  EXPECT_EQ(net.pool().in_use(), 0u);
+  EXPECT_EQ(net.check_drained(), "");
+}
+
 // Hand-computed: a 1000 B payload is 1082 wire bytes (62 B headers + 20 B preamble/IFG);
 // at 100 Gb/s that is 86,560 ps, at 40 Gb/s 216,400 ps; each link adds 1 us.
 TEST(Latency, OnePacketOverOneSwitch) {

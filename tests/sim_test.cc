@@ -1,8 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <array>
 #include <vector>
 
 #include "sim/event_queue.h"
+#include "sim/pool.h"
 #include "sim/random.h"
 #include "sim/simulator.h"
 #include "sim/time.h"
@@ -79,6 +81,25 @@ TEST(Timer, RearmEarlierAndCancel) {
   sim.run_until(Time::never());
   EXPECT_EQ(r.fired, (std::vector<int64_t>{100}));
   EXPECT_EQ(sim.pending_events(), 0u);
+}
+
+// A handler may hold a reference to one pooled packet while allocating others (an ACK for
+// a data packet): growing the pool must not move existing objects.
+TEST(Pool, ReferencesSurviveGrowthAndSlotsAreRecycled) {
+  Pool<std::array<uint64_t, 8>> pool;
+  const uint32_t first = pool.alloc();
+  auto& ref = pool[first];
+  ref[3] = 42;
+  std::vector<uint32_t> more;
+  for (int i = 0; i < 20000; ++i) more.push_back(pool.alloc());
+  EXPECT_EQ(&ref, &pool[first]);
+  EXPECT_EQ(ref[3], 42u);
+  EXPECT_EQ(pool.in_use(), 20001u);
+  for (uint32_t idx : more) pool.release(idx);
+  const size_t cap = pool.capacity();
+  for (int i = 0; i < 20000; ++i) pool.alloc();
+  EXPECT_EQ(pool.capacity(), cap) << "released slots are reused before growing";
+  EXPECT_EQ(pool[pool.alloc()][0], 0u) << "a recycled object starts fresh";
 }
 
 TEST(Random, NamedStreamsAreReproducibleAndDistinct) {

@@ -96,7 +96,15 @@ PacketId EgressPort::pick_data() {
 }
 
 void EgressPort::try_send() {
-  if (busy_ || peer_ == nullptr) return;
+  // Pulling from a host may run congestion control, which may kick this port again: the
+  // outer call is already choosing a packet, so the inner one must not.
+  if (busy_ || peer_ == nullptr || choosing_) return;
+  choosing_ = true;
+  choose_and_send();
+  choosing_ = false;
+}
+
+void EgressPort::choose_and_send() {
   if (!control_queue_.empty()) {
     const PacketId pkt = control_queue_.pop_front();
     owner_.on_dequeue(index_, pkt);

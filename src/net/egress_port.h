@@ -79,6 +79,7 @@ class EgressPort final : public EventHandler {
   };
 
   void try_send();
+  void choose_and_send();
   PacketId pick_data();
   void advance_rr() {
     rr_ = rr_ + 1 == data_queues_.size() ? 0 : rr_ + 1;
@@ -111,6 +112,7 @@ class EgressPort final : public EventHandler {
   bool rr_fresh_ = true;
 
   bool busy_ = false;
+  bool choosing_ = false;
   PacketId transmitting_;
   Ring<InFlight> in_flight_;
   TimerSlot wake_;
