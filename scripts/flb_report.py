@@ -9,12 +9,15 @@ ROOT = sys.argv[1] if len(sys.argv) > 1 else "runs/flb"
 COLS = [("flows_completed", "done", "{:.0f}"), ("afct_us", "AFCT (us)", "{:.1f}"),
         ("p99_fct_us", "p99 FCT (us)", "{:.1f}"), ("by_size.small.p99_slowdown", "p99 sd small", "{:.2f}"),
         ("pfc_pause_frames", "PAUSE frames", "{:.0f}"), ("paused_links", "paused links", "{:.0f}"),
-        ("fabric_utilization", "fabric util", "{:.3f}"), ("sim_time_ns", "sim time (ms)", None)]
+        ("fabric_utilization", "fabric util", "{:.3f}"), ("disordered_ratio", "disordered", "{:.4f}"),
+        ("ood_p99_packets", "p99 OOD", "{:.0f}"), ("sim_time_ns", "sim time (ms)", None)]
 
 
 def fmt(key, spec, value):
     if key == "sim_time_ns":
         return "{:.2f}".format(float(value) / 1e6)
+    if value is None:
+        return "-"
     try:
         return spec.format(float(value))
     except ValueError:
@@ -50,7 +53,7 @@ def main():
         print("| scheme | " + " | ".join(c[1] for c in COLS) + " |")
         print("|---" * (len(COLS) + 1) + "|")
         for r in rows:
-            print(f"| {r['scheme']} | " + " | ".join(fmt(k, s, r[k]) for k, _, s in COLS) + " |")
+            print(f"| {r['scheme']} | " + " | ".join(fmt(k, s, r.get(k)) for k, _, s in COLS) + " |")
         tp = [(r["scheme"], burst_throughput(os.path.join(dirpath, r["scheme"]))) for r in rows]
         if any(t for _, t in tp):
             print("\nGoodput (Gb/s) of f0, f1, f2 before (30-40 ms) and during (40.2-47 ms) the burst:\n")

@@ -36,6 +36,19 @@ cmp fig8 scenarios/flb/fig8_websearch.yaml "$TESTBED"
 ints="5us 50us 500us"; [ $quick = 1 ] && ints="50us"
 for i in $ints; do cmp "fig10/$i" scenarios/flb/fig2_burst.yaml "$TESTBED" --set workloads.1.sender_spacing=$i; done
 
+# §4.2 Fig. 11: reordering with 2-8 symmetric paths, and 1-4 of 8 paths at 25 Gb/s.
+ks="2 4 6 8"; [ $quick = 1 ] && ks="4"
+for k in $ks; do cmp "fig11/sym/$k" scenarios/flb/fig11_paths.yaml "flb+rc,flb+dcqcn,rps+dcqcn,letflow+dcqcn" --set topology.spines=$k; done
+asym="1 2 3 4"; [ $quick = 1 ] && asym="2"
+for a in $asym; do
+  links=""
+  for i in $(seq 0 $((a - 1))); do
+    links="$links{a: leaf0, b: spine$i, rate: 25Gbps},{a: spine$i, b: leaf1, rate: 25Gbps},"
+  done
+  cmp "fig11/asym/$a" scenarios/flb/fig11_paths.yaml "flb+rc,flb+dcqcn,rps+dcqcn,letflow+dcqcn" \
+    --set "topology.link_rates=[${links%,}]"
+done
+
 # §4.2 Fig. 12: isolation threshold from Appendix A vs 20% / 30% of the buffer, more
 # concurrent flows per burst.
 conc="10 20 40 80"; [ $quick = 1 ] && conc="40"

@@ -116,11 +116,26 @@ std::vector<std::pair<std::string, std::string>> headline_values(const nlohmann:
     if (v.is_boolean()) return std::string(v.get<bool>() ? "true" : "false");
     return v.is_string() ? v.get<std::string>() : v.dump();
   };
-  for (const char* k :
-       {"flows_total", "flows_completed", "drops", "pfc_pause_frames", "afct_us", "p99_fct_us",
-        "mean_slowdown", "p99_slowdown", "paused_links", "mean_paused_time_fraction",
-        "fabric_utilization", "ecn_marks", "retransmitted_bytes", "events", "sim_time_ns", "wall_s",
-        "events_per_s", "complete"})
+  for (const char* k : {"flows_total",
+                        "flows_completed",
+                        "drops",
+                        "pfc_pause_frames",
+                        "afct_us",
+                        "p99_fct_us",
+                        "mean_slowdown",
+                        "p99_slowdown",
+                        "paused_links",
+                        "mean_paused_time_fraction",
+                        "fabric_utilization",
+                        "ecn_marks",
+                        "disordered_ratio",
+                        "ood_p99_packets",
+                        "retransmitted_bytes",
+                        "events",
+                        "sim_time_ns",
+                        "wall_s",
+                        "events_per_s",
+                        "complete"})
     if (s.contains(k)) out.emplace_back(k, num(s[k]));
   for (const char* b : {"small", "medium", "large"})
     for (const char* k : {"afct_us", "p99_fct_us", "mean_slowdown", "p99_slowdown"})

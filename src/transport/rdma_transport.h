@@ -77,6 +77,9 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   const FlowRecord& record(FlowId f) const { return records_[f.index()]; }
   const std::vector<FlowRecord>& records() const { return records_; }
   const TransportCounters& counters() const { return counters_; }
+  // Out-of-order degree of every out-of-order arrival (DESIGN.md: arriving sequence minus
+  // expected sequence, here in MTU packets).
+  const std::vector<uint32_t>& ood_samples() const { return ood_samples_; }
   size_t active_flows() const;
 
   // HostAgent
@@ -136,6 +139,7 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   std::vector<FlowRecord> records_;
   std::vector<HostQueues> hosts_;  // by node id (switch slots stay empty)
   TransportCounters counters_;
+  std::vector<uint32_t> ood_samples_;
   std::function<void(const FlowRecord&)> on_finish_;
 };
 
