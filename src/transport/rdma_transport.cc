@@ -246,8 +246,8 @@ void RdmaTransport::on_data(PacketId pkt) {
     }
   } else if (p.seq > r.rcv_nxt) {
     ++counters_.out_of_order_packets;
-    ood_samples_.push_back(static_cast<uint32_t>(
-        std::min<uint64_t>((p.seq - r.rcv_nxt) / ctx_.wire.mtu_payload_bytes, UINT32_MAX)));
+    ++ood_histogram_[std::min<uint64_t>((p.seq - r.rcv_nxt) / ctx_.wire.mtu_payload_bytes,
+                                        kOodBuckets - 1)];
     if (now >= r.nak_blocked_until || r.last_nak_seq != r.rcv_nxt) {
       r.nak_blocked_until = now + cfg_.nak_interval;
       r.last_nak_seq = r.rcv_nxt;

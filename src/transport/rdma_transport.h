@@ -77,9 +77,10 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   const FlowRecord& record(FlowId f) const { return records_[f.index()]; }
   const std::vector<FlowRecord>& records() const { return records_; }
   const TransportCounters& counters() const { return counters_; }
-  // Out-of-order degree of every out-of-order arrival (DESIGN.md: arriving sequence minus
-  // expected sequence, here in MTU packets).
-  const std::vector<uint32_t>& ood_samples() const { return ood_samples_; }
+  // Histogram of the out-of-order degree of out-of-order arrivals (DESIGN.md: arriving
+  // sequence minus expected sequence, in MTU packets); the last bucket holds >= its index.
+  static constexpr size_t kOodBuckets = 4097;
+  const std::vector<uint64_t>& ood_histogram() const { return ood_histogram_; }
   size_t active_flows() const;
 
   // HostAgent
@@ -139,7 +140,7 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   std::vector<FlowRecord> records_;
   std::vector<HostQueues> hosts_;  // by node id (switch slots stay empty)
   TransportCounters counters_;
-  std::vector<uint32_t> ood_samples_;
+  std::vector<uint64_t> ood_histogram_ = std::vector<uint64_t>(kOodBuckets, 0);
   std::function<void(const FlowRecord&)> on_finish_;
 };
 
