@@ -102,8 +102,9 @@ void Flb::compute_thresholds() {
     dp.host_facing = port.peer()->kind() == NodeKind::kHost;
     if (!dp.host_facing) continue;
     const BitsPerSec c = port.rate_bps();
+    // Sender to this switch: its host link plus the switch-to-switch hops.
     const Delta d = (max_link_delay + serialization_delay(ctx_.wire.mtu_wire_bytes(), c)) *
-                    static_cast<int64_t>(max_hops + 2);
+                    static_cast<int64_t>(max_hops + 1);
     const int64_t two_dc = 2 * bytes_in(d, c);
     const int64_t n = cfg_.isolation_n;
     range_low_ = two_dc;
