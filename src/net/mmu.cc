@@ -5,6 +5,15 @@
 
 namespace rocelab {
 
+int64_t pfc_headroom_bytes(const PfcConfig& pfc, const WireModel& wire, BitsPerSec rate_bps,
+                           Delta delay) {
+  if (pfc.headroom_bytes > 0) return pfc.headroom_bytes;
+  return static_cast<int64_t>(pfc.headroom_delay_factor *
+                              static_cast<double>(bytes_in(delay, rate_bps))) +
+         int64_t{pfc.headroom_mtus} * wire.mtu_wire_bytes() +
+         wire.control_wire_bytes(PacketType::kPause);
+}
+
 void Mmu::init(const SwitchConfig& cfg, const std::vector<int64_t>& headroom_per_port) {
   cfg_ = cfg;
   headroom_per_port_ = headroom_per_port;

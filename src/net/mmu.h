@@ -8,10 +8,16 @@
 #include <string>
 #include <vector>
 
+#include "net/packet.h"
 #include "net/switch_config.h"
 #include "sim/ids.h"
 
 namespace rocelab {
+
+// Headroom of one ingress port and lossless class (PfcConfig::headroom_bytes, or sized
+// from the link when that is 0).
+int64_t pfc_headroom_bytes(const PfcConfig& pfc, const WireModel& wire, BitsPerSec rate_bps,
+                           Delta delay);
 
 class Mmu {
  public:

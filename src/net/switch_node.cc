@@ -14,13 +14,7 @@ void Switch::finalize() {
   std::vector<int64_t> headroom;
   const WireModel& w = ctx_.wire;
   for (const auto& port : ports_) {
-    int64_t h = cfg_.pfc.headroom_bytes;
-    if (h == 0) {
-      h = static_cast<int64_t>(cfg_.pfc.headroom_delay_factor *
-                               static_cast<double>(bytes_in(port->delay(), port->rate_bps()))) +
-          int64_t{cfg_.pfc.headroom_mtus} * w.mtu_wire_bytes() +
-          w.control_wire_bytes(PacketType::kPause);
-    }
+    const int64_t h = pfc_headroom_bytes(cfg_.pfc, w, port->rate_bps(), port->delay());
     headroom.push_back(h);
     // RED thresholds of this port, scaled to its rate when a reference rate is set.
     EcnConfig ecn = cfg_.ecn;

@@ -1,12 +1,14 @@
 #include "scenario/scenario_build.h"
 
 #include <algorithm>
+#include <bit>
 #include <filesystem>
 #include <map>
 #include <regex>
 
 #include "cc/cc_registry.h"
 #include "lb/lb_registry.h"
+#include "net/mmu.h"
 #include "scenario/ns3_format.h"
 #include "scenario/yaml_params.h"
 #include "workload/flow_size_cdf.h"
@@ -147,6 +149,27 @@ std::vector<FlowSpec> generate(const WorkloadConfig& w, size_t index, const Topo
 
 }  // namespace
 
+// With PFC on, each switch reserves headroom per ingress port and lossless class; the
+// shared buffer is what is left, and it must be positive.
+void check_buffer_covers_headroom(const ExperimentSpec& spec) {
+  const SwitchConfig& sc = spec.network.switch_config;
+  if (!sc.pfc.enabled) return;
+  const int classes = std::popcount(sc.pfc.lossless_priorities & 0xffu);
+  std::vector<int64_t> reserved(spec.topology.nodes.size(), 0);
+  for (const LinkSpec& l : spec.topology.links) {
+    const int64_t h = pfc_headroom_bytes(sc.pfc, spec.network.wire, l.rate_bps, l.delay) * classes;
+    reserved[l.a] += h;
+    reserved[l.b] += h;
+  }
+  for (uint32_t n = 0; n < spec.topology.nodes.size(); ++n) {
+    if (spec.topology.nodes[n].kind != NodeKind::kSwitch || reserved[n] < sc.buffer_bytes) continue;
+    throw ConfigError("switch.buffer: " + std::to_string(sc.buffer_bytes) +
+                      " B is not more than the " + std::to_string(reserved[n]) +
+                      " B of PFC headroom switch '" + spec.topology.nodes[n].name +
+                      "' reserves (fc.headroom, or fewer " + "lossless_priorities)");
+  }
+}
+
 std::vector<std::pair<std::string, std::string>> shipped_cdfs() {
   std::vector<std::pair<std::string, std::string>> out;
   std::error_code ec;
@@ -255,6 +278,7 @@ ExperimentSpec build_unlocated(ScenarioConfig& c) {
   spec.cc = c.cc;
   spec.lb_config = c.lb_params;
   spec.cc_config = c.cc_params;
+  check_buffer_covers_headroom(spec);
   spec.stop = c.stop_time > Delta::zero() ? Time::zero() + c.stop_time : Time::never();
   spec.stop_when_done = c.stop_when_done;
   const std::vector<uint32_t> rack = rack_of_hosts(spec.topology);

@@ -19,5 +19,7 @@ std::vector<uint32_t> resolve_hosts(const TopologySpec& topo, const std::vector<
 // Shipped flow-size CDFs (name -> file).
 std::vector<std::pair<std::string, std::string>> shipped_cdfs();
 std::string resolve_cdf(const std::string& name_or_path);
+// ConfigError when a switch's PFC headroom takes its whole buffer.
+void check_buffer_covers_headroom(const ExperimentSpec& spec);
 
 }  // namespace rocelab
