@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds rocelab (Release) and runs the default scenario under four scheme combinations,
+# Builds rocelab (Release) and runs the default scenario under five scheme combinations,
 # printing the side-by-side table. Extra arguments go to `rocelab compare`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -7,4 +7,4 @@ scripts/install-deps.sh
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 ninja -C build/release -j "$(nproc)" rocelab
 exec build/release/rocelab compare scenarios/default.yaml \
-  --schemes ecmp+dcqcn,letflow+dcqcn,ecmp+none,rps+dcqcn --out runs/default "$@"
+  --schemes flb+rc,ecmp+dcqcn,letflow+dcqcn,ecmp+none,rps+dcqcn --out runs/default "$@"
