@@ -2,6 +2,8 @@
 // compare, presets, ns-3 import, and the command's exit codes.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -28,7 +30,8 @@ std::string slurp(const std::string& path) {
 }
 
 fs::path temp_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("rocelab_test_" + name);
+  const fs::path d =
+      fs::temp_directory_path() / ("rocelab_test_" + name + "_" + std::to_string(getpid()));
   fs::remove_all(d);
   fs::create_directories(d);
   return d;
@@ -36,11 +39,15 @@ fs::path temp_dir(const std::string& name) {
 
 int run_cli(const std::string& args, std::string* output = nullptr,
             const std::string& prefix = "") {
-  const fs::path out = fs::temp_directory_path() / "rocelab_cli_out.txt";
+  // One file per call and process: ctest runs tests of this binary in parallel.
+  static int calls = 0;
+  const fs::path out = fs::temp_directory_path() / ("rocelab_cli_" + std::to_string(getpid()) +
+                                                    "_" + std::to_string(calls++) + ".txt");
   const std::string cmd =
       prefix + std::string(ROCELAB_CLI) + " " + args + " > " + out.string() + " 2>&1";
   const int status = std::system(cmd.c_str());
   if (output) *output = slurp(out.string());
+  fs::remove(out);
   return WEXITSTATUS(status);
 }
 
