@@ -110,6 +110,20 @@ TEST(BadScenarios, EachGivesAClearErrorNamingTheKey) {
   EXPECT_GE(files, 25);
 }
 
+// Every shipped example scenario loads and builds.
+TEST(Scenarios, ShippedExamplesAreValid) {
+  int files = 0;
+  for (const std::string dir : {"/scenarios", "/scenarios/flb"}) {
+    for (const auto& entry : fs::directory_iterator(std::string(ROCELAB_SOURCE_DIR) + dir)) {
+      if (entry.path().extension() != ".yaml") continue;
+      ++files;
+      ScenarioConfig c = load_scenario(entry.path().string(), {});
+      EXPECT_NO_THROW(build_experiment(c)) << entry.path();
+    }
+  }
+  EXPECT_GE(files, 10);
+}
+
 TEST(BadScenarios, CommandExitsWithStatus2) {
   std::string out;
   EXPECT_EQ(run_cli("validate " + kTests + "/bad/05_misspelled_nested.yaml", &out), 2);
