@@ -12,6 +12,8 @@ namespace rocelab {
 
 namespace {
 
+// Beyond this a scenario would exhaust memory before it ran; say so instead of crashing.
+constexpr uint64_t kMaxLinks = 10 * 1000 * 1000;
 const std::string kTopologyTypes[] = {"leaf_spine", "fat_tree", "flb_testbed", "ns3"};
 const std::string kWorkloadTypes[] = {"poisson", "incast", "burst", "flows", "trace"};
 const std::string kArrivals[] = {"poisson", "lognormal"};
