@@ -33,6 +33,9 @@ void describe_topology(ParamVisitor& v, TopologyConfig& t) {
            "leaf-spine link rate (oversubscription = hosts x host_rate / spines x fabric_rate)");
     v.duration("link_delay", p.link_delay, Delta::zero(), Delta::max(),
                "propagation delay per link");
+    const uint64_t ls_links =
+        uint64_t{t.leaf_spine.leaves} * (t.leaf_spine.hosts_per_leaf + t.leaf_spine.spines);
+    v.require(ls_links <= kMaxLinks, "leaves", "the fabric would have more than 10 million links");
   } else if (t.type == "fat_tree") {
     FatTreeParams& p = t.fat_tree;
     v.count("pods", p.pods, 1, 10000, "pods (FLB §4.3: 12)");
@@ -45,6 +48,10 @@ void describe_topology(ParamVisitor& v, TopologyConfig& t) {
     v.rate("fabric_rate", p.fabric_rate_bps, 1, kNoLimit, "switch-switch link rate");
     v.duration("link_delay", p.link_delay, Delta::zero(), Delta::max(),
                "propagation delay per link");
+    const uint64_t ft_links =
+        uint64_t{p.pods} * p.edges_per_pod * (p.hosts_per_edge + p.aggs_per_pod) +
+        uint64_t{p.pods} * p.cores;
+    v.require(ft_links <= kMaxLinks, "pods", "the fabric would have more than 10 million links");
   } else if (t.type == "flb_testbed") {
     v.rate("rate", t.testbed_rate_bps, 1, kNoLimit, "every link's rate (FLB §2: 40 Gb/s)");
     v.duration("link_delay", t.testbed_link_delay, Delta::zero(), Delta::max(),
