@@ -92,6 +92,14 @@ std::vector<FlowSpec> generate(const WorkloadConfig& w, size_t index, const Topo
     p.arrivals = w.arrivals == "lognormal" ? ArrivalProcess::kLognormal : ArrivalProcess::kPoisson;
     p.lognormal_sigma = w.lognormal_sigma;
     p.tag = w.name;
+    // Refuse what would not fit in memory, instead of dying in the generator.
+    const double expected_flows = static_cast<double>(p.hosts.size()) * w.load *
+                                  static_cast<double>(rate) / (8 * cdf.mean_bytes()) *
+                                  (w.stop - w.start).seconds();
+    if (expected_flows > 5e7)
+      throw ConfigError(key + ".stop: about " +
+                        std::to_string(static_cast<uint64_t>(expected_flows)) +
+                        " flows would be generated; more than 50 million is refused");
     return generate_poisson(p, cdf, rng);
   }
   if (w.type == "incast") {
