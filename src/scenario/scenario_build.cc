@@ -112,6 +112,8 @@ std::vector<FlowSpec> generate(const WorkloadConfig& w, size_t index, const Topo
     p.interval = w.interval;
     p.repeats = w.repeats;
     p.tag = w.name;
+    if (static_cast<double>(p.senders.size()) * p.repeats > 5e7)
+      throw ConfigError(key + ".repeats: more than 50 million flows is refused");
     return generate_incast(p);
   }
   if (w.type == "burst") {
@@ -123,6 +125,8 @@ std::vector<FlowSpec> generate(const WorkloadConfig& w, size_t index, const Topo
     p.start = Time::zero() + w.start;
     p.sender_spacing = w.sender_spacing;
     p.tag = w.name;
+    if (static_cast<double>(p.senders.size()) * p.flows_per_sender > 5e7)
+      throw ConfigError(key + ".flows_per_sender: more than 50 million flows is refused");
     return generate_burst(p);
   }
   if (w.type == "flows") {
