@@ -187,10 +187,20 @@ void write_run_dir(const std::string& dir, ScenarioConfig& c, Experiment& exp,
                    const nlohmann::json& summary) {
   std::filesystem::create_directories(dir);
   std::ofstream(dir + "/summary.json") << summary.dump(2) << '\n';
-  std::ofstream(dir + "/config.resolved.yaml")
-      << "# rocelab " << ROCELAB_VERSION << ": every parameter of this run; "
-      << "`rocelab run` on this file repeats it.\n"
-      << resolved_yaml(c);
+  std::ofstream resolved(dir + "/config.resolved.yaml");
+  resolved << "# rocelab " << ROCELAB_VERSION << ": every parameter of this run; "
+           << "`rocelab run` on this file repeats it.\n";
+  // Values the run derived from the configuration (FLB Appendix A's threshold range).
+  const auto& lb = summary["lb_stats"];
+  if (lb.contains("flb_isolation_threshold_bytes")) {
+    resolved << "# FLB isolation threshold K used: "
+             << static_cast<int64_t>(lb["flb_isolation_threshold_bytes"].get<double>())
+             << " B; Appendix A range [2dC, Q_PFC/n - 2dC(n-1)) = ["
+             << static_cast<int64_t>(lb["flb_k_range_low_bytes"].get<double>()) << ", "
+             << static_cast<int64_t>(lb["flb_k_range_high_bytes"].get<double>())
+             << ") B for n = lb.isolation_n\n";
+  }
+  resolved << resolved_yaml(c);
   if (c.outputs.flows_csv) write_flows_csv(dir + "/flows.csv", exp);
   if (c.outputs.ns3_fct) write_fct_file(dir + "/fct.txt", exp, c.outputs.ns3_fct_style);
 }
