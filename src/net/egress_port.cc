@@ -15,7 +15,8 @@ EgressPort::EgressPort(Simulator& sim, Pool<Packet>& pool, Node& owner, PortId i
       queue_bytes_(num_queues, 0),
       deficit_(num_queues, 0),
       paused_(num_queues, 0),
-      quantum_bytes_(drr_quantum_bytes) {}
+      quantum_bytes_(drr_quantum_bytes),
+      pulls_(owner.kind() == NodeKind::kHost) {}
 
 void EgressPort::connect(Node* peer, PortId peer_port, BitsPerSec rate_bps, Delta delay) {
   peer_ = peer;
@@ -98,7 +99,15 @@ PacketId EgressPort::pick_data() {
 void EgressPort::try_send() {
   // Pulling from a host may run congestion control, which may kick this port again: the
   // outer call is already choosing a packet, so the inner one must not.
-  if (busy_ || peer_ == nullptr || choosing_) return;
+  if (peer_ == nullptr || choosing_) return;
+  if (busy_) {
+    if (sim_.now() < busy_until_) {
+      // Mid-frame: make sure the port looks again when the frame ends.
+      if (!tx_done_pending_) schedule_tx_done();
+      return;
+    }
+    busy_ = false;  // the last frame ended without an event (nothing was waiting then)
+  }
   choosing_ = true;
   choose_and_send();
   choosing_ = false;
@@ -131,24 +140,34 @@ void EgressPort::choose_and_send() {
 void EgressPort::start_transmission(PacketId pkt) {
   const Packet& p = pool_[pkt.index()];
   busy_ = true;
-  transmitting_ = pkt;
+  busy_until_ = sim_.now() + tx_time(p.wire_bytes);
+  ++tx_seq_;
   ++counters_.tx_packets;
   counters_.tx_bytes += p.wire_bytes;
   if (p.type == PacketType::kData) counters_.tx_data_bytes += p.wire_bytes;
-  sim_.schedule_in(tx_time(p.wire_bytes), handler_, kTxDone);
+  // The frame's arrival is known now; the ring keeps one delivery event pending.
+  const Time arrival = busy_until_ + delay_;
+  if (in_flight_.empty()) sim_.schedule(arrival, handler_, kDeliver);
+  in_flight_.push_back(InFlight{arrival, pkt});
+  // An end-of-frame event only when something may be sent next: queued frames, or a host
+  // that pulls its next packet. Otherwise the next enqueue or kick finds the port idle.
+  tx_done_pending_ = false;
+  if (pulls_ || !control_queue_.empty() || data_bytes_total_ > 0) schedule_tx_done();
+}
+
+void EgressPort::schedule_tx_done() {
+  tx_done_pending_ = true;
+  sim_.schedule(busy_until_, handler_, kTxDone, tx_seq_);
 }
 
 void EgressPort::on_event(uint32_t kind, uint64_t arg) {
   switch (kind) {
-    case kTxDone: {
-      const Time arrival = sim_.now() + delay_;
-      if (in_flight_.empty()) sim_.schedule(arrival, handler_, kDeliver);
-      in_flight_.push_back(InFlight{arrival, transmitting_});
+    case kTxDone:
+      if (arg != tx_seq_) break;  // a later frame already started
+      tx_done_pending_ = false;
       busy_ = false;
-      transmitting_ = PacketId::invalid();
       try_send();
       break;
-    }
     case kDeliver: {
       const PacketId pkt = in_flight_.pop_front().pkt;
       if (!in_flight_.empty()) sim_.schedule(in_flight_.front().arrival, handler_, kDeliver);

@@ -54,7 +54,7 @@ class EgressPort final : public EventHandler {
   Node* peer() const { return peer_; }
   PortId peer_port() const { return peer_port_; }
   PortId index() const { return index_; }
-  bool busy() const { return busy_; }
+  bool busy() const { return busy_ && sim_.now() < busy_until_; }
   size_t num_queues() const { return data_queues_.size(); }
   int64_t queue_bytes(size_t queue) const { return queue_bytes_[queue]; }
   int64_t data_queue_bytes() const { return data_bytes_total_; }
@@ -86,6 +86,7 @@ class EgressPort final : public EventHandler {
     rr_fresh_ = true;
   }
   void start_transmission(PacketId pkt);
+  void schedule_tx_done();
 
   Simulator& sim_;
   Pool<Packet>& pool_;
@@ -108,12 +109,15 @@ class EgressPort final : public EventHandler {
   Time paused_since_;
   int64_t data_bytes_total_ = 0;
   uint32_t quantum_bytes_;
+  bool pulls_;  // a host port: after each frame it asks its owner for the next
   size_t rr_ = 0;
   bool rr_fresh_ = true;
 
   bool busy_ = false;
   bool choosing_ = false;
-  PacketId transmitting_;
+  bool tx_done_pending_ = false;
+  Time busy_until_;
+  uint64_t tx_seq_ = 0;
   Ring<InFlight> in_flight_;
   TimerSlot wake_;
   PortCounters counters_;
