@@ -115,11 +115,7 @@ TEST(Latency, SingleMtuFlowFctIsDataPlusAckPath) {
 
 TEST(Goodput, LoneFlowReachesLineRateTimesPayloadShare) {
   ExperimentSpec spec;
-  LeafSpineParams ls;
-  ls.leaves = 2;
-  ls.spines = 2;
-  ls.hosts_per_leaf = 1;
-  spec.topology = leaf_spine(ls);
+  spec.topology = test::small_leaf_spine(2, 2, 1);
   const uint64_t size = 50 * 1000 * 1000;
   spec.flows = {test::flow(0, 1, size)};
   Experiment exp(spec);
@@ -166,11 +162,7 @@ TEST(Ecn, MarkingFrequencyFollowsRedLine) {
 }
 
 TEST(Routing, LeafSpinePathIdNamesTheSpine) {
-  LeafSpineParams ls;
-  ls.leaves = 4;
-  ls.spines = 8;
-  ls.hosts_per_leaf = 2;
-  const TopologySpec t = leaf_spine(ls);
+  const TopologySpec t = test::small_leaf_spine(4, 8, 2);
   Simulator sim;
   Network net(sim, t, NetworkConfig{});
   const Routing& r = net.routing();

@@ -98,11 +98,7 @@ TEST(Determinism, SameSeedSameFlowResults) {
 TEST(LoadBalancing, EcmpPinsAFlowRpsSpreadsIt) {
   auto spine_bytes = [](const std::string& lb) {
     ExperimentSpec spec;
-    LeafSpineParams ls;
-    ls.leaves = 2;
-    ls.spines = 4;
-    ls.hosts_per_leaf = 1;
-    spec.topology = leaf_spine(ls);
+    spec.topology = test::small_leaf_spine(2, 4, 1);
     spec.lb = lb;
     spec.flows = {test::flow(0, 1, 4 * 1000 * 1000)};
     Experiment exp(spec);
@@ -123,11 +119,7 @@ TEST(LoadBalancing, EcmpPinsAFlowRpsSpreadsIt) {
 
 TEST(LoadBalancing, LetFlowBackToBackFlowIsOneFlowlet) {
   ExperimentSpec spec;
-  LeafSpineParams ls;
-  ls.leaves = 2;
-  ls.spines = 4;
-  ls.hosts_per_leaf = 1;
-  spec.topology = leaf_spine(ls);
+  spec.topology = test::small_leaf_spine(2, 4, 1);
   spec.lb = "letflow";
   spec.flows = {test::flow(0, 1, 2 * 1000 * 1000)};
   Experiment exp(spec);
@@ -147,11 +139,7 @@ struct Tick : EventHandler {
 };
 
 TEST(LoadBalancing, LetFlowRepicksOnlyAfterTheFlowletTimeout) {
-  LeafSpineParams ls;
-  ls.leaves = 2;
-  ls.spines = 4;
-  ls.hosts_per_leaf = 1;
-  const TopologySpec t = leaf_spine(ls);
+  const TopologySpec t = test::small_leaf_spine(2, 4, 1);
   Simulator sim;
   Network net(sim, t, NetworkConfig{});
   Switch& leaf0 = net.switch_at(NodeId(t.find("leaf0")));
@@ -188,11 +176,7 @@ TEST(Registry, ListsTheFirstSchemes) {
 #ifdef ROCELAB_COUNTS_ALLOCATIONS
 TEST(Performance, NoAllocationInTheSteadyState) {
   ExperimentSpec spec;
-  LeafSpineParams ls;
-  ls.leaves = 2;
-  ls.spines = 2;
-  ls.hosts_per_leaf = 4;
-  spec.topology = leaf_spine(ls);
+  spec.topology = test::small_leaf_spine(2, 2, 4);
   spec.lb = "rps";
   spec.cc = "dcqcn";
   for (uint32_t i = 0; i < 4; ++i) spec.flows.push_back(test::flow(i, 4 + (i + 1) % 4, 1u << 30));

@@ -25,6 +25,15 @@ inline TopologySpec chain(const std::vector<BitsPerSec>& rates, Delta delay) {
   return t;
 }
 
+// A leaf-spine with default rates (100 Gb/s) and 1 us links.
+inline TopologySpec small_leaf_spine(uint32_t leaves, uint32_t spines, uint32_t hosts_per_leaf) {
+  LeafSpineParams ls;
+  ls.leaves = leaves;
+  ls.spines = spines;
+  ls.hosts_per_leaf = hosts_per_leaf;
+  return leaf_spine(ls);
+}
+
 inline FlowSpec flow(uint32_t src, uint32_t dst, uint64_t size, Time start = Time::zero(),
                      std::string tag = "test") {
   return FlowSpec{src, dst, size, start, std::move(tag)};
