@@ -123,21 +123,21 @@ int main(int argc, char** argv) {
   bool quiet = false;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
 
+  // Options every simulating subcommand takes.
+  auto add_run_options = [&](CLI::App* sub, const std::string& out_help) {
+    sub->add_option("scenario", scenario, "scenario YAML file")->required();
+    sub->add_option("--out,-o", out_dir, out_help);
+    sub->add_option("--seed", seed, "override the scenario's seed");
+    sub->add_option("--set", sets, "override a parameter: dotted.key=value (repeatable)");
+    sub->add_flag("--quiet,-q", quiet, "no progress line");
+  };
   auto* run = app.add_subcommand("run", "run one scenario");
-  run->add_option("scenario", scenario, "scenario YAML file")->required();
-  run->add_option("--out,-o", out_dir, "run directory (default runs/<name>)");
-  run->add_option("--seed", seed, "override the scenario's seed");
-  run->add_option("--set", sets, "override a parameter: dotted.key=value (repeatable)");
-  run->add_flag("--quiet,-q", quiet, "no progress line");
+  add_run_options(run, "run directory (default runs/<name>)");
 
   auto* cmp = app.add_subcommand("compare", "run one scenario under several schemes");
-  cmp->add_option("scenario", scenario, "scenario YAML file")->required();
+  add_run_options(cmp, "write DIR/<scheme>/ and DIR/compare.csv");
   cmp->add_option("--schemes", schemes, "LB+CC[+FC],... e.g. ecmp+dcqcn,letflow+none")->required();
-  cmp->add_option("--out,-o", out_dir, "write DIR/<scheme>/ and DIR/compare.csv");
-  cmp->add_option("--seed", seed, "override the scenario's seed");
-  cmp->add_option("--set", sets, "override a parameter: dotted.key=value (repeatable)");
   cmp->add_option("--jobs,-j", jobs, "runs in parallel (default: all cores)");
-  cmp->add_flag("--quiet,-q", quiet, "no progress line");
 
   auto* val = app.add_subcommand("validate", "check a scenario without running it");
   val->add_option("scenario", scenario, "scenario YAML file")->required();

@@ -99,8 +99,7 @@ void Flb::compute_thresholds() {
   for (size_t i = 0; i < sw_.port_count(); ++i) {
     const EgressPort& port = sw_.port(PortId(static_cast<uint16_t>(i)));
     DsPort& dp = ds_ports_[i];
-    dp.host_facing = port.peer()->kind() == NodeKind::kHost;
-    if (!dp.host_facing) continue;
+    if (port.peer()->kind() != NodeKind::kHost) continue;
     const BitsPerSec c = port.rate_bps();
     // Sender to this switch: its host link plus the switch-to-switch hops.
     const Delta d = (max_link_delay + serialization_delay(ctx_.wire.mtu_wire_bytes(), c)) *

@@ -92,7 +92,6 @@ class Flb final : public LoadBalancer, public EventHandler {
   };
 
   struct DsPort {  // destination-edge state of one host-facing port
-    bool host_facing = false;
     bool congested = false;
     int64_t k = 0;
     struct Flow {

@@ -71,10 +71,6 @@ void FlbFlowTable::rebuild(Time now, size_t capacity) {
   }
 }
 
-FlbFlowEntry* FlbFlowTable::find(const Packet& p, Time now) {
-  return find_key(key_of(p), now);
-}
-
 FlbFlowEntry* FlbFlowTable::find_key(uint32_t key, Time now) {
   FlbFlowEntry* e = hardware_ ? &slots_[key % slots_.size()] : probe(key, now, false);
   if (!e || (hardware_ && e->key != key) || expired(*e, now)) return nullptr;

@@ -29,8 +29,6 @@ class FlbFlowTable {
  public:
   FlbFlowTable(bool hardware_mode, uint32_t hardware_entries, Delta timeout);
 
-  // The live entry of the packet's flow, or nullptr (absent or expired).
-  FlbFlowEntry* find(const Packet& p, Time now);
   // The entry for the packet's flow, created (or taken over when expired) if needed;
   // *fresh tells whether it starts a new flow.
   FlbFlowEntry& upsert(const Packet& p, Time now, bool* fresh);
