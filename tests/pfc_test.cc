@@ -80,17 +80,30 @@ TEST(Pfc, VictimSharingAPausedLinkIsHeadOfLineBlocked) {
   EXPECT_GT(v.fct().us(), 3 * v.ideal_fct.us()) << "HoL blocking must slow the victim";
 }
 
-TEST(Pfc, WithoutPfcASmallBufferDropsAndGoBackNRecovers) {
-  Incast inc(false, 300 * 1000, 500 * 1000);
-  Experiment exp(inc.spec);
-  test::run_checked(exp);
-  const NetCounters& c = exp.network().counters();
-  EXPECT_GT(c.drops, 0u);
-  EXPECT_EQ(c.pause_frames, 0u);
-  const auto& tc = exp.transport().counters();
-  EXPECT_GT(tc.naks_sent, 0u);
-  EXPECT_GT(tc.retransmitted_bytes, 0u);
-  EXPECT_EQ(tc.payload_bytes_delivered, 16u * 500 * 1000);
+TEST(Pfc, WithoutPfcASmallBufferDropsAndEveryRecoveryModeRecovers) {
+  uint64_t retransmitted[3] = {};
+  for (LossRecovery mode :
+       {LossRecovery::kGoBackN, LossRecovery::kSelectiveRepeat, LossRecovery::kReorderBuffer}) {
+    Incast inc(false, 300 * 1000, 500 * 1000);
+    inc.spec.transport.recovery = mode;
+    Experiment exp(inc.spec);
+    test::run_checked(exp, Time{Delta::from_ms(500).ps});
+    const NetCounters& c = exp.network().counters();
+    const int m = static_cast<int>(mode);
+    EXPECT_GT(c.drops, 0u) << m;
+    EXPECT_EQ(c.pause_frames, 0u) << m;
+    const auto& tc = exp.transport().counters();
+    EXPECT_GT(tc.retransmitted_bytes, 0u) << m;
+    EXPECT_EQ(tc.payload_bytes_delivered, 16u * 500 * 1000) << m;
+    if (mode == LossRecovery::kReorderBuffer) {
+      EXPECT_EQ(tc.naks_sent, 0u) << "loss is found by the timeout";
+      EXPECT_GT(tc.timeouts, 0u);
+    } else {
+      EXPECT_GT(tc.naks_sent, 0u) << m;
+    }
+    retransmitted[m] = tc.retransmitted_bytes;
+  }
+  EXPECT_LT(retransmitted[1], retransmitted[0]) << "selective repeat resends only holes";
 }
 
 TEST(Pfc, StaticThresholdPausesAtTheConfiguredBytes) {

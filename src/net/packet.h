@@ -41,6 +41,7 @@ struct Packet {
   NodeId dst;  // receiving host
   FlowId flow;
   uint64_t seq = 0;        // data: offset of the first payload byte; ack/nak: cumulative ack
+  uint64_t sack_seq = 0;   // NAK under selective repeat: the out-of-order packet it reports
   uint32_t flow_hash = 0;  // hash of the 5-tuple, computed once at the NIC
   uint16_t sport = 0;
   uint16_t dport = 4791;  // RoCEv2 UDP port

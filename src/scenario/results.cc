@@ -124,6 +124,11 @@ nlohmann::json make_summary(const ScenarioConfig& c, Experiment& exp, const RunS
   j["naks"] = tc.naks_sent;
   j["timeouts"] = tc.timeouts;
   j["out_of_order_packets"] = tc.out_of_order_packets;
+  j["network_reordered_packets"] = tc.network_reordered_packets;
+  j["network_reordered_ratio"] = tc.data_packets_sent
+                                     ? static_cast<double>(tc.network_reordered_packets) /
+                                           static_cast<double>(tc.data_packets_sent)
+                                     : 0.0;
   // Reordering as FLB Fig. 11 reports it: p99 out-of-order degree over the out-of-order
   // arrivals (packets), and the share of data packets that arrived out of order.
   const auto& hist = tr.ood_histogram();

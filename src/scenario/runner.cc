@@ -129,6 +129,7 @@ std::vector<std::pair<std::string, std::string>> headline_values(const nlohmann:
                         "fabric_utilization",
                         "ecn_marks",
                         "disordered_ratio",
+                        "network_reordered_ratio",
                         "ood_p99_packets",
                         "retransmitted_bytes",
                         "events",

@@ -98,7 +98,15 @@ void RdmaTransport::on_event(uint32_t kind, uint64_t arg) {
   Sender& s = flows_[f.index()];
   if (!sim().timer_fired(s.rto, arg, handler_, kRto) || s.finished) return;
   ++counters_.timeouts;
-  s.snd_nxt = s.snd_una;
+  if (cfg_.recovery == LossRecovery::kSelectiveRepeat) {
+    // Everything sent and not selectively acked is presumed lost.
+    s.in_recovery = true;
+    s.recovery_point = s.high_sent;
+    s.sack_high = s.high_sent;
+    s.rtx_next = s.snd_una;
+  } else {
+    s.snd_nxt = s.snd_una;
+  }
   cc_->on_timeout(f);
   sim().arm(s.rto, sim().now() + cfg_.rto, handler_, kRto, f.index());
   kick(f);
@@ -134,6 +142,23 @@ void RdmaTransport::finish_flow(FlowId f) {
   if (on_finish_) on_finish_(records_[f.index()]);
 }
 
+bool RdmaTransport::next_seq(Sender& s, uint64_t* seq) {
+  if (s.in_recovery) {  // IRN §3.2: holes below the highest sacked packet go first
+    const uint64_t mtu = ctx_.wire.mtu_payload_bytes;
+    uint64_t q = std::max(s.rtx_next, s.snd_una);
+    while (q < s.sack_high && s.sacked.test(q / mtu)) q += mtu;
+    s.rtx_next = q;
+    if (q < s.sack_high) {
+      *seq = q;
+      return true;
+    }
+  }
+  if (s.snd_nxt >= s.size) return false;
+  if (s.window_bytes && s.snd_nxt - s.snd_una >= s.window_bytes) return false;
+  *seq = s.snd_nxt;
+  return true;
+}
+
 PacketId RdmaTransport::pull_data(NodeId host, const EgressPort& port, Time* next_ready) {
   HostQueues& hq = hosts_[host.index()];
   const size_t n = hq.active.size();
@@ -144,8 +169,8 @@ PacketId RdmaTransport::pull_data(NodeId host, const EgressPort& port, Time* nex
     const size_t idx = (hq.rr + i) % n;
     const FlowId f = hq.active[idx];
     Sender& s = flows_[f.index()];
-    if (s.snd_nxt >= s.size || s.hold) continue;
-    if (s.window_bytes && s.snd_nxt - s.snd_una >= s.window_bytes) continue;
+    uint64_t seq = 0;
+    if (s.hold || !next_seq(s, &seq)) continue;
     if (s.next_send > now) {
       earliest = std::min(earliest, s.next_send);
       continue;
@@ -155,7 +180,7 @@ PacketId RdmaTransport::pull_data(NodeId host, const EgressPort& port, Time* nex
     const PacketId id = ctx_.alloc_packet();
     Packet& p = ctx_.pkt(id);
     const uint32_t payload =
-        static_cast<uint32_t>(std::min<uint64_t>(ctx_.wire.mtu_payload_bytes, s.size - s.snd_nxt));
+        static_cast<uint32_t>(std::min<uint64_t>(ctx_.wire.mtu_payload_bytes, s.size - seq));
     p.type = PacketType::kData;
     p.priority = cfg_.data_priority;
     p.payload_bytes = payload;
@@ -163,16 +188,20 @@ PacketId RdmaTransport::pull_data(NodeId host, const EgressPort& port, Time* nex
     p.src = s.src;
     p.dst = s.dst;
     p.flow = f;
-    p.seq = s.snd_nxt;
+    p.seq = seq;
     p.flow_hash = s.flow_hash;
     p.sport = s.sport;
     p.sent_time = now;
 
     ++counters_.data_packets_sent;
     counters_.payload_bytes_sent += payload;
-    if (s.snd_nxt < s.high_sent) counters_.retransmitted_bytes += payload;
-    s.snd_nxt += payload;
-    s.high_sent = std::max(s.high_sent, s.snd_nxt);
+    if (seq < s.high_sent) counters_.retransmitted_bytes += payload;
+    if (seq == s.snd_nxt) {
+      s.snd_nxt += payload;
+    } else {
+      s.rtx_next = seq + payload;  // a selective-repeat hole
+    }
+    s.high_sent = std::max(s.high_sent, seq + payload);
     s.next_send =
         now + (s.rate_bps == port.rate_bps() ? port.tx_time(p.wire_bytes)
                                              : serialization_delay(p.wire_bytes, s.rate_bps));
@@ -205,7 +234,8 @@ void RdmaTransport::on_host_receive(NodeId, PacketId pkt) {
   ctx_.free_packet(pkt);
 }
 
-void RdmaTransport::send_control(const Packet& data, PacketType type, uint64_t seq) {
+void RdmaTransport::send_control(const Packet& data, PacketType type, uint64_t seq,
+                                 uint64_t sack_seq) {
   const PacketId id = ctx_.alloc_packet();
   Packet& c = ctx_.pkt(id);
   c.type = type;
@@ -216,6 +246,7 @@ void RdmaTransport::send_control(const Packet& data, PacketType type, uint64_t s
   c.dst = data.src;
   c.flow = data.flow;
   c.seq = seq;
+  c.sack_seq = sack_seq;
   c.flow_hash = static_cast<uint32_t>(mix64(data.flow_hash ^ 0xac4c));  // reverse 5-tuple
   c.sport = data.sport;
   c.sent_time = data.sent_time;  // echoed for RTT samples
@@ -235,29 +266,66 @@ void RdmaTransport::on_data(PacketId pkt) {
       send_control(p, PacketType::kCnp, 0);
     }
   }
-  const uint64_t size = records_[p.flow.index()].size_bytes;
+  if (p.sent_time < r.latest_sent) ++counters_.network_reordered_packets;
+  r.latest_sent = std::max(r.latest_sent, p.sent_time);
   if (p.seq == r.rcv_nxt) {
-    r.rcv_nxt += p.payload_bytes;
-    counters_.payload_bytes_delivered += p.payload_bytes;
-    if (++r.unacked_packets >= cfg_.ack_interval_packets || r.rcv_nxt >= size) {
-      r.unacked_packets = 0;
-      ++counters_.acks_sent;
-      send_control(p, PacketType::kAck, r.rcv_nxt);
-    }
+    deliver_in_order(r, p);
   } else if (p.seq > r.rcv_nxt) {
-    ++counters_.out_of_order_packets;
-    ++ood_histogram_[std::min<uint64_t>((p.seq - r.rcv_nxt) / ctx_.wire.mtu_payload_bytes,
-                                        kOodBuckets - 1)];
-    if (now >= r.nak_blocked_until || r.last_nak_seq != r.rcv_nxt) {
-      r.nak_blocked_until = now + cfg_.nak_interval;
-      r.last_nak_seq = r.rcv_nxt;
-      ++counters_.naks_sent;
-      send_control(p, PacketType::kNak, r.rcv_nxt);
-    }
+    on_out_of_order(r, p);
   } else {
-    // Duplicate of delivered data (after go-back-N): re-acknowledge.
+    // Duplicate of delivered data (after a retransmission): re-acknowledge.
     ++counters_.acks_sent;
     send_control(p, PacketType::kAck, r.rcv_nxt);
+  }
+}
+
+void RdmaTransport::deliver_in_order(Receiver& r, const Packet& p) {
+  const uint64_t size = records_[p.flow.index()].size_bytes;
+  r.rcv_nxt += p.payload_bytes;
+  counters_.payload_bytes_delivered += p.payload_bytes;
+  bool jumped = false;
+  if (r.held.marked() > 0) {  // the hole is filled: deliver what was held behind it
+    const uint64_t mtu = ctx_.wire.mtu_payload_bytes;
+    while (r.rcv_nxt < size && r.held.test(r.rcv_nxt / mtu)) {
+      const uint64_t payload = std::min<uint64_t>(mtu, size - r.rcv_nxt);
+      r.rcv_nxt += payload;
+      counters_.payload_bytes_delivered += payload;
+      jumped = true;
+    }
+    r.held.advance_to(r.rcv_nxt / mtu);
+  }
+  if (++r.unacked_packets >= cfg_.ack_interval_packets || r.rcv_nxt >= size || jumped) {
+    r.unacked_packets = 0;
+    ++counters_.acks_sent;
+    send_control(p, PacketType::kAck, r.rcv_nxt);
+  }
+}
+
+void RdmaTransport::on_out_of_order(Receiver& r, const Packet& p) {
+  ++counters_.out_of_order_packets;
+  const uint64_t mtu = ctx_.wire.mtu_payload_bytes;
+  ++ood_histogram_[std::min<uint64_t>((p.seq - r.rcv_nxt) / mtu, kOodBuckets - 1)];
+  switch (cfg_.recovery) {
+    case LossRecovery::kGoBackN: {
+      const Time now = sim().now();
+      if (now >= r.nak_blocked_until || r.last_nak_seq != r.rcv_nxt) {
+        r.nak_blocked_until = now + cfg_.nak_interval;
+        r.last_nak_seq = r.rcv_nxt;
+        ++counters_.naks_sent;
+        send_control(p, PacketType::kNak, r.rcv_nxt);
+      }
+      return;
+    }
+    case LossRecovery::kSelectiveRepeat: {
+      // IRN §3.1: keep it, and NAK with the cumulative ack and this packet's sequence.
+      r.held.set(p.seq / mtu);
+      ++counters_.naks_sent;
+      send_control(p, PacketType::kNak, r.rcv_nxt, p.seq);
+      return;
+    }
+    case LossRecovery::kReorderBuffer:
+      r.held.set(p.seq / mtu);  // acknowledged when the hole fills
+      return;
   }
 }
 
@@ -269,6 +337,10 @@ bool RdmaTransport::advance_una(FlowId f, uint64_t ack_seq, const Packet& ack) {
   s.snd_una = ack_seq;
   s.snd_nxt = std::max(s.snd_nxt, s.snd_una);
   ev.snd_una = s.snd_una;
+  if (cfg_.recovery == LossRecovery::kSelectiveRepeat) {
+    s.sacked.advance_to(s.snd_una / ctx_.wire.mtu_payload_bytes);
+    if (s.in_recovery && s.snd_una >= s.recovery_point) s.in_recovery = false;
+  }
   ev.rtt = sim().now() - ack.sent_time;
   ev.ack = &ack;
   cc_->on_ack(f, ev);
@@ -288,11 +360,33 @@ void RdmaTransport::on_ack(PacketId pkt) {
 void RdmaTransport::on_nak(PacketId pkt) {
   const Packet& p = ctx_.pkt(pkt);
   const FlowId f = p.flow;
+  if (cfg_.recovery == LossRecovery::kSelectiveRepeat) {
+    on_selective_nak(f, p);
+    return;
+  }
   advance_una(f, p.seq, p);
   Sender& s = flows_[f.index()];
   if (s.finished) return;
   s.snd_nxt = p.seq;  // go-back-N
   cc_->on_nak(f, p);
+  kick(f);
+}
+
+void RdmaTransport::on_selective_nak(FlowId f, const Packet& nak) {
+  advance_una(f, nak.seq, nak);
+  Sender& s = flows_[f.index()];
+  if (s.finished) return;
+  const uint64_t mtu = ctx_.wire.mtu_payload_bytes;
+  if (nak.sack_seq >= s.snd_una && nak.sack_seq < s.size) {
+    s.sacked.set(nak.sack_seq / mtu);
+    s.sack_high = std::max(s.sack_high, std::min(nak.sack_seq + mtu, s.size));
+  }
+  if (!s.in_recovery) {  // IRN §3.2: one recovery episode up to what was sent so far
+    s.in_recovery = true;
+    s.recovery_point = s.high_sent;
+    s.rtx_next = s.snd_una;
+    cc_->on_nak(f, nak);
+  }
   kick(f);
 }
 

@@ -13,6 +13,7 @@
 #include "net/host_node.h"
 #include "net/network.h"
 #include "transport/congestion_control.h"
+#include "transport/packet_bitmap.h"
 #include "transport/transport_config.h"
 
 namespace rocelab {
@@ -40,7 +41,10 @@ struct TransportCounters {
   uint64_t naks_sent = 0;
   uint64_t cnps_sent = 0;
   uint64_t timeouts = 0;
-  uint64_t out_of_order_packets = 0;
+  uint64_t out_of_order_packets = 0;  // arrived above rcv_nxt (go-back-N drops them)
+  // Overtaken in the network: sent before a packet of its flow that arrived earlier. Unlike
+  // out_of_order_packets this counts each reordering once, whatever the receiver does.
+  uint64_t network_reordered_packets = 0;
   uint64_t flows_finished = 0;
 };
 
@@ -97,6 +101,14 @@ class RdmaTransport final : public HostAgent, public EventHandler {
     uint64_t snd_una = 0;
     uint64_t snd_nxt = 0;
     uint64_t high_sent = 0;  // highest byte ever sent (tells retransmissions apart)
+    // Selective repeat (IRN §3.1): packets the receiver reported holding, and the current
+    // recovery episode: resend the unsacked packets in [rtx_next, sack_high) once, until
+    // the cumulative ack passes recovery_point.
+    PacketBitmap sacked;
+    uint64_t sack_high = 0;
+    uint64_t rtx_next = 0;
+    uint64_t recovery_point = 0;
+    bool in_recovery = false;
     uint64_t window_bytes = 0;
     BitsPerSec line_rate_bps = 0;
     BitsPerSec rate_bps = 0;
@@ -111,6 +123,8 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   };
   struct Receiver {
     uint64_t rcv_nxt = 0;
+    PacketBitmap held;  // packets beyond rcv_nxt kept (selective repeat, reorder buffer)
+    Time latest_sent;   // largest sent_time of the flow's packets received so far
     Time last_cnp = Time::never();
     Time nak_blocked_until;
     uint64_t last_nak_seq = UINT64_MAX;
@@ -126,7 +140,13 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   void on_data(PacketId pkt);
   void on_ack(PacketId pkt);
   void on_nak(PacketId pkt);
-  void send_control(const Packet& data, PacketType type, uint64_t seq);
+  void on_selective_nak(FlowId f, const Packet& nak);
+  void deliver_in_order(Receiver& r, const Packet& p);
+  void on_out_of_order(Receiver& r, const Packet& p);
+  // The sequence a flow sends next (a hole under selective repeat, else new data), or
+  // false when it has nothing it may send now.
+  bool next_seq(Sender& s, uint64_t* seq);
+  void send_control(const Packet& data, PacketType type, uint64_t seq, uint64_t sack_seq = 0);
   bool advance_una(FlowId f, uint64_t ack_seq, const Packet& ack);
   void kick(FlowId f) { net_.host(flows_[f.index()].src).nic().kick(); }
 

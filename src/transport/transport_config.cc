@@ -1,8 +1,19 @@
 #include "transport/transport_config.h"
 
+#include <iterator>
+#include <string>
+
 namespace rocelab {
 
 void describe(ParamVisitor& v, TransportConfig& c) {
+  static const std::string kRecovery[] = {"go_back_n", "selective_repeat", "reorder_buffer"};
+  std::string recovery = kRecovery[static_cast<size_t>(c.recovery)];
+  v.choice("recovery", recovery, kRecovery,
+           "out-of-order data: go_back_n = drop + NAK, resend from there (commodity NICs); "
+           "selective_repeat = keep + NAK with SACK, resend holes (IRN); reorder_buffer = "
+           "keep, cumulative ACKs only, timeout for loss");
+  for (size_t i = 0; i < std::size(kRecovery); ++i)
+    if (recovery == kRecovery[i]) c.recovery = static_cast<LossRecovery>(i);
   int64_t prio = c.data_priority;
   v.integer("data_priority", prio, 0, 7, "802.1p class of RDMA data (3 is common)");
   c.data_priority = static_cast<Priority>(prio);
@@ -13,7 +24,8 @@ void describe(ParamVisitor& v, TransportConfig& c) {
   v.duration("cnp_interval", c.cnp_interval, Delta::zero(), Delta::max(),
              "at most one CNP per flow per interval (50 us: DCQCN); 0 = every marked packet");
   v.duration("rto", c.rto, Delta::from_ns(1), Delta::max(),
-             "retransmission timeout, go-back-N from the oldest unacked byte");
+             "retransmission timeout: resend from the oldest unacked byte (unsacked ones under "
+             "selective_repeat)");
 }
 
 }  // namespace rocelab

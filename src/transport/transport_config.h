@@ -9,7 +9,24 @@
 
 namespace rocelab {
 
+// What the receiver does with a packet beyond the next expected one, and how the sender
+// recovers.
+enum class LossRecovery : uint8_t {
+  // Drop it and NAK; the sender resends everything from the NAKed sequence (commodity
+  // RoCE NICs; the HPCC/ConWeave ns-3 simulators).
+  kGoBackN,
+  // Keep it and NAK with a selective ack of it; the sender resends only the holes below
+  // the highest selectively acked packet, once per recovery episode (IRN, Mittal et al.
+  // SIGCOMM'18 §3.1-3.2).
+  kSelectiveRepeat,
+  // Keep it and send only cumulative ACKs: reordering is masked at the receiver (as
+  // Proteus assumes, and MP-RDMA's receiver does within its window); real loss is
+  // recovered by the timeout, go-back-N from the oldest unacked byte.
+  kReorderBuffer,
+};
+
 struct TransportConfig {
+  LossRecovery recovery = LossRecovery::kGoBackN;
   // Priority class of RDMA data (RoCE deployments commonly use 3; see PfcConfig).
   Priority data_priority = 3;
   // One ACK per `ack_interval_packets` in-order data packets (and always for the last).
@@ -22,7 +39,8 @@ struct TransportConfig {
   // Zhu et al. SIGCOMM'15 §3.2: N = 50 us). 0 = a CNP for every marked packet, as the
   // ns-3 reference simulators do.
   Delta cnp_interval = Delta::from_us(50);
-  // Retransmission timeout (go-back-N from the oldest unacked byte). Chosen well above
+  // Retransmission timeout (go-back-N from the oldest unacked byte; selective repeat
+  // resends every packet not selectively acked). Chosen well above
   // any RTT of these fabrics under PFC so that it fires only after real loss.
   Delta rto = Delta::from_ms(1);
 };
