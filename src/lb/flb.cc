@@ -168,14 +168,18 @@ bool Flb::fresh_measurement(const Pair& p, uint16_t path, Time now) const {
   return p.measured_at[path] != Time::never() && now - p.measured_at[path] <= p.expiry;
 }
 
-int64_t Flb::delay_of(const Pair& p, uint16_t path, Time now) const {
-  const int64_t local = local_queue_ps(p, path);
-  if (fresh_measurement(p, path, now)) return local + p.owd[path];
+// The sampled part of a path's delay, beyond the source edge's own queue.
+int64_t Flb::remote_delay(const Pair& p, uint16_t path, Time now) const {
+  if (fresh_measurement(p, path, now)) return p.owd[path];
   // Unmeasured or stale: assume the fabric part idle, at its base delay (or the pair's).
-  if (p.min_owd[path] != INT64_MAX) return local + p.min_owd[path];
+  if (p.min_owd[path] != INT64_MAX) return p.min_owd[path];
   int64_t base = INT64_MAX;
   for (int64_t m : p.min_owd) base = std::min(base, m);
-  return local + (base == INT64_MAX ? 0 : base);
+  return base == INT64_MAX ? 0 : base;
+}
+
+int64_t Flb::delay_of(const Pair& p, uint16_t path, Time now) const {
+  return local_queue_ps(p, path) + remote_delay(p, path, now);
 }
 
 // Uncongested flows may not use the isolation paths toward their destination (§3.2).
@@ -242,12 +246,17 @@ PortId Flb::choose_egress(Switch&, PacketId id, std::span<const PortId> hops) {
         scratch_delay_[i] = delay_of(pr, i, now);
         if (i != e.path && !fresh_measurement(pr, i, now)) scratch_allowed_[i] = 0;
       }
+      // The current path's delay is the one the previous packet meets (Alg. 1 compares
+      // it with the gap): its local queue then, not now. The queue may have drained by
+      // up to the gap since, and the packet behind a drained queue is no later.
+      scratch_delay_[e.path] = e.last_local_ps + remote_delay(pr, e.path, now);
       path = reroute(scratch_delay_, scratch_allowed_, e.path, now - e.last_seen);
     }
   }
   if (!fresh && path != e.path) ++reroutes_;
   e.path = path;
   e.last_seen = now;
+  e.last_local_ps = local_queue_ps(pr, path);
 
   if (pr.last_stamp[path] == Time::never() || now - pr.last_stamp[path] >= pr.probe_interval) {
     // FLB §3.1: a sampled packet carries its departure time; on_dequeue writes it.

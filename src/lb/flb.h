@@ -113,6 +113,7 @@ class Flb final : public LoadBalancer, public EventHandler {
 
   Pair& pair(uint32_t edge_index);
   int64_t delay_of(const Pair& p, uint16_t path, Time now) const;
+  int64_t remote_delay(const Pair& p, uint16_t path, Time now) const;
   bool fresh_measurement(const Pair& p, uint16_t path, Time now) const;
   int64_t local_queue_ps(const Pair& p, uint16_t path) const;
   void stamp_departure(Packet& p) const;

@@ -23,6 +23,9 @@ struct FlbFlowEntry {
   uint16_t path = 0;
   PortId prev_hop;
   Time last_seen = Time::never();
+  // Local queueing delay (ps) the flow's previous packet met at its path's first hop: with
+  // the path's sampled delay, the delay that packet sees (Alg. 1's p.t_OWD for it).
+  int64_t last_local_ps = 0;
 };
 
 class FlbFlowTable {
