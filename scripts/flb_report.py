@@ -10,6 +10,7 @@ COLS = [("flows_completed", "done", "{:.0f}"), ("afct_us", "AFCT (us)", "{:.1f}"
         ("p99_fct_us", "p99 FCT (us)", "{:.1f}"), ("by_size.small.p99_slowdown", "p99 sd small", "{:.2f}"),
         ("pfc_pause_frames", "PAUSE frames", "{:.0f}"), ("paused_links", "paused links", "{:.0f}"),
         ("fabric_utilization", "fabric util", "{:.3f}"), ("disordered_ratio", "disordered", "{:.4f}"),
+        ("network_reordered_ratio", "net reordered", "{:.4f}"),
         ("ood_p99_packets", "p99 OOD", "{:.0f}"), ("sim_time_ns", "sim time (ms)", None)]
 
 
