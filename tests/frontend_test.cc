@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "scenario/runner.h"
@@ -108,6 +109,30 @@ TEST(BadScenarios, EachGivesAClearErrorNamingTheKey) {
     }
   }
   EXPECT_GE(files, 25);
+}
+
+// FLB Fig. 8: H0..H16 send only to R0..R2, at 0.6 of the receivers' links together.
+TEST(Scenario, PoissonToReceiversAtALoadOnTheirLinks) {
+  ScenarioConfig c = load_scenario_text(R"(
+topology: {type: flb_testbed, rate: 40Gbps}
+workloads:
+  - {name: ws, type: poisson, cdf: websearch, load: 0.6, hosts: [H0..H16],
+     receivers: [R0..R2], load_on: receivers, start: 0, stop: 400ms}
+)",
+                                        "fig8.yaml");
+  const ExperimentSpec spec = build_experiment(c);
+  std::set<uint32_t> receivers = {spec.topology.find("R0"), spec.topology.find("R1"),
+                                  spec.topology.find("R2")};
+  double bytes = 0;
+  std::set<uint32_t> senders;
+  for (const FlowSpec& f : spec.flows) {
+    ASSERT_TRUE(receivers.count(f.dst_host)) << f.dst_host;
+    senders.insert(f.src_host);
+    bytes += static_cast<double>(f.size_bytes);
+  }
+  EXPECT_EQ(senders.size(), 17u);
+  // 0.6 x 3 x 40 Gb/s over 400 ms; WebSearch's heavy tail leaves a few % of noise.
+  EXPECT_NEAR(bytes * 8 / 0.4 / (3 * 40e9), 0.6, 0.06) << spec.flows.size() << " flows";
 }
 
 // Every shipped example scenario loads and builds.

@@ -77,7 +77,8 @@ std::vector<FlowSpec> generate(const WorkloadConfig& w, size_t index, const Topo
     const FlowSizeCdf cdf = FlowSizeCdf::load(cdf_path);
     PoissonParams p;
     p.hosts = resolve_hosts(topo, w.hosts, key + ".hosts");
-    if (p.hosts.size() < 2) throw ConfigError(key + ".hosts: needs at least two hosts");
+    if (p.hosts.size() < (w.receivers.empty() ? 2u : 1u))
+      throw ConfigError(key + ".hosts: needs at least two hosts");
     BitsPerSec rate = 0;
     for (uint32_t h : p.hosts) {
       p.host_rack.push_back(rack[h]);
@@ -86,6 +87,20 @@ std::vector<FlowSpec> generate(const WorkloadConfig& w, size_t index, const Topo
     }
     p.host_rate_bps = rate;
     p.load = w.load;
+    if (!w.receivers.empty()) {
+      p.receivers = resolve_hosts(topo, w.receivers, key + ".receivers");
+      if (p.hosts.size() == 1 && p.receivers.size() == 1 && p.hosts[0] == p.receivers[0])
+        throw ConfigError(key + ".receivers: the only receiver is the only sender");
+    }
+    if (w.load_on == "receivers") {
+      // The senders together offer load x the receivers' link capacity.
+      double receive_bps = 0;
+      for (uint32_t h : p.receivers)
+        for (const LinkSpec& l : topo.links)
+          if (l.a == h || l.b == h) receive_bps += static_cast<double>(l.rate_bps);
+      p.load =
+          w.load * receive_bps / (static_cast<double>(p.hosts.size()) * static_cast<double>(rate));
+    }
     p.start = Time::zero() + w.start;
     p.stop = Time::zero() + w.stop;
     p.intra_rack_fraction = w.intra_rack_fraction;
@@ -93,7 +108,7 @@ std::vector<FlowSpec> generate(const WorkloadConfig& w, size_t index, const Topo
     p.lognormal_sigma = w.lognormal_sigma;
     p.tag = w.name;
     // Refuse what would not fit in memory, instead of dying in the generator.
-    const double expected_flows = static_cast<double>(p.hosts.size()) * w.load *
+    const double expected_flows = static_cast<double>(p.hosts.size()) * p.load *
                                   static_cast<double>(rate) / (8 * cdf.mean_bytes()) *
                                   (w.stop - w.start).seconds();
     if (expected_flows > 5e7)

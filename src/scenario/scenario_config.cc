@@ -86,6 +86,16 @@ void describe_workload(ParamVisitor& v, WorkloadConfig& w) {
            "share of destinations in the sender's rack; -1 = uniform over all hosts "
            "(FLB §4.3 uses intra:inter 1:3, i.e. 0.25)");
     v.text_list("hosts", w.hosts, "hosts that send and receive: names, ranges h0..h15, or all");
+    v.text_list("receivers", w.receivers,
+                "if given, the hosts send only to these (uniformly; FLB Fig. 8: R0..R2)");
+    static const std::string kLoadOn[] = {"senders", "receivers"};
+    v.choice("load_on", w.load_on, kLoadOn,
+             "links the load is a fraction of: each sender's, or the receivers' together "
+             "(\"target load at the bottleneck link\", FLB §4.1)");
+    v.require(w.load_on == "senders" || !w.receivers.empty(), "load_on",
+              "load_on: receivers needs a receivers list");
+    v.require(w.receivers.empty() || w.intra_rack_fraction < 0, "receivers",
+              "give receivers or intra_rack_fraction, not both");
     v.duration("start", w.start, Delta::zero(), Delta::max(), "first arrival not before");
     v.duration("stop", w.stop, Delta::zero(), Delta::max(), "no arrival at or after");
     v.require(w.stop > w.start, "stop", "must be after start");

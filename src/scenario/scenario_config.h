@@ -42,6 +42,8 @@ struct WorkloadConfig {
   double lognormal_sigma = 2.0;
   double intra_rack_fraction = -1;
   std::vector<std::string> hosts = {"all"};
+  std::vector<std::string> receivers;  // empty: every host receives
+  std::string load_on = "senders";     // senders | receivers: whose links `load` refers to
   Delta start;
   Delta stop = Delta::from_ms(10);
   // incast and burst

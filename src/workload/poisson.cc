@@ -61,11 +61,16 @@ bool advance(Time& t, double gap_sec, Time stop) {
 std::vector<FlowSpec> generate_poisson(const PoissonParams& params, const FlowSizeCdf& cdf,
                                        RandomStream& rng) {
   const size_t num_hosts = params.hosts.size();
-  check(num_hosts >= 2, "need at least 2 hosts");
+  check(num_hosts >= (params.receivers.empty() ? 2u : 1u), "need at least 2 hosts");
   check(params.host_rack.size() == num_hosts, "host_rack must have one entry per host");
   check(params.host_rate_bps > 0, "host_rate_bps must be positive");
   check(std::isfinite(params.load) && params.load > 0, "load must be positive");
   check(params.intra_rack_fraction <= 1, "intra_rack_fraction must be <= 1");
+  check(params.receivers.empty() || params.intra_rack_fraction < 0,
+        "receivers and intra_rack_fraction exclude each other");
+  for (uint32_t h : params.hosts)
+    check(params.receivers.empty() || params.receivers.size() > 1 || params.receivers[0] != h,
+          "a sender's only receiver is itself");
   check(cdf.mean_bytes() > 0, "flow-size CDF has zero mean");
   static_assert(kMaxLognormalSigma == 5.0, "update the message below");
   check(
@@ -116,6 +121,18 @@ std::vector<FlowSpec> generate_poisson(const PoissonParams& params, const FlowSi
     bool more = advance(t, gaps.first(rng), params.stop);
     while (more) {
       size_t dst;
+      if (!params.receivers.empty()) {
+        const uint32_t self = params.hosts[src];
+        const bool self_receives = std::find(params.receivers.begin(), params.receivers.end(),
+                                             self) != params.receivers.end();
+        uint32_t pick;
+        do {  // uniform over the receivers other than the sender
+          pick = params.receivers[rng.below(params.receivers.size())];
+        } while (self_receives && pick == self);
+        arrivals.push_back(Arrival{t, self, pick, cdf.sample(rng)});
+        more = advance(t, gaps.next(rng), params.stop);
+        continue;
+      }
       if (!by_rack) {
         // Uniform over the other num_hosts - 1 hosts: skip over the sender.
         dst = rng.below(num_hosts - 1);

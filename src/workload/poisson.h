@@ -33,6 +33,9 @@ struct PoissonParams {
   // < 0: destination uniform among all other hosts; otherwise the probability that the
   // destination is in the sender's rack (falls back to the other class if it is empty).
   double intra_rack_fraction = -1;
+  // If not empty: destinations uniform among these host node ids (never the sender);
+  // intra_rack_fraction must then be < 0.
+  std::vector<uint32_t> receivers;
   std::string tag = "background";
   // Inter-arrival distribution. kLognormal keeps the mean gap of kPoisson at the same load
   // (mu = ln(mean_gap) - sigma^2 / 2), so only burstiness changes; BFC uses sigma = 2. Each
