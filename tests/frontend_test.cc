@@ -135,6 +135,27 @@ workloads:
   EXPECT_NEAR(bytes * 8 / 0.4 / (3 * 40e9), 0.6, 0.06) << spec.flows.size() << " flows";
 }
 
+// FLB §4.3's fabric (3:1 at the leaves), load taken on the uplinks: a rack of 30 hosts
+// sends 3/4 of its traffic over 10 x 40 Gb/s, so each host offers 0.6 x 400 / (30 x 40 x
+// 0.75) = 0.2667 of its link, and the uplinks carry 0.6 of theirs.
+TEST(Scenario, PoissonLoadOnTheFabricUplinks) {
+  ScenarioConfig c = load_scenario_text(R"(
+topology: {type: leaf_spine, leaves: 10, spines: 10, hosts_per_leaf: 30, host_rate: 40Gbps,
+           fabric_rate: 40Gbps}
+workloads:
+  - {name: bg, type: poisson, cdf: fb_webserver, load: 0.6, load_on: fabric,
+     intra_rack_fraction: 0.25, start: 0, stop: 20ms}
+)",
+                                        "sec43.yaml");
+  const ExperimentSpec spec = build_experiment(c);
+  double inter_rack_bytes = 0;
+  for (const FlowSpec& f : spec.flows)
+    if (f.src_host / 30 != f.dst_host / 30)  // hosts are numbered leaf by leaf
+      inter_rack_bytes += static_cast<double>(f.size_bytes);
+  // Over all 10 racks' uplinks (10 x 10 x 40 Gb/s) for 20 ms.
+  EXPECT_NEAR(inter_rack_bytes * 8 / 0.02 / (100 * 40e9), 0.6, 0.02) << spec.flows.size();
+}
+
 // Every shipped example scenario loads and builds.
 TEST(Scenarios, ShippedExamplesAreValid) {
   int files = 0;

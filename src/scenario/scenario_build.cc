@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <regex>
 
@@ -63,6 +65,35 @@ void ensure_schemes(ScenarioConfig& c) {
   }
 }
 
+// Per-host load per unit of fabric load: the largest per-host load at which no rack's
+// uplinks (its edge switch's links to other switches) carry more than their capacity of
+// traffic leaving the rack. With a fraction f of each host's flows leaving its rack, a
+// rack of n hosts sends n x load x rate x f over uplinks of capacity U.
+double fabric_load_factor(const TopologySpec& topo, const std::vector<uint32_t>& hosts,
+                          const std::vector<uint32_t>& rack, BitsPerSec host_rate,
+                          double intra_rack_fraction, const std::string& key) {
+  std::map<uint32_t, size_t> members;
+  for (uint32_t h : hosts) ++members[rack[h]];
+  double factor = std::numeric_limits<double>::infinity();
+  for (const auto& [edge, n] : members) {
+    double uplink_bps = 0;
+    for (const LinkSpec& l : topo.links) {
+      const uint32_t other = l.a == edge ? l.b : l.b == edge ? l.a : edge;
+      if (other != edge && topo.nodes[other].kind == NodeKind::kSwitch)
+        uplink_bps += static_cast<double>(l.rate_bps);
+    }
+    const double leaving = intra_rack_fraction >= 0 ? 1 - intra_rack_fraction
+                                                    : static_cast<double>(hosts.size() - n) /
+                                                          static_cast<double>(hosts.size() - 1);
+    if (uplink_bps <= 0 || leaving <= 0) continue;
+    factor = std::min(
+        factor, uplink_bps / (static_cast<double>(n) * static_cast<double>(host_rate) * leaving));
+  }
+  if (!std::isfinite(factor))
+    throw ConfigError(key + ": no traffic leaves a rack, so there is no fabric load to set");
+  return factor;
+}
+
 std::vector<FlowSpec> generate(const WorkloadConfig& w, size_t index, const TopologySpec& topo,
                                const std::vector<uint32_t>& rack, uint64_t seed) {
   const std::string key = "workloads." + std::to_string(index);
@@ -100,7 +131,14 @@ std::vector<FlowSpec> generate(const WorkloadConfig& w, size_t index, const Topo
           if (l.a == h || l.b == h) receive_bps += static_cast<double>(l.rate_bps);
       p.load =
           w.load * receive_bps / (static_cast<double>(p.hosts.size()) * static_cast<double>(rate));
+    } else if (w.load_on == "fabric") {
+      p.load = w.load * fabric_load_factor(topo, p.hosts, rack, rate, w.intra_rack_fraction,
+                                           key + ".load_on");
     }
+    if (p.load >= 1)
+      throw ConfigError(key + ".load: " + std::to_string(w.load) + " on the " + w.load_on +
+                        " asks each sender for " + std::to_string(p.load) +
+                        " of its own link; the senders' links would be the bottleneck");
     p.start = Time::zero() + w.start;
     p.stop = Time::zero() + w.stop;
     p.intra_rack_fraction = w.intra_rack_fraction;

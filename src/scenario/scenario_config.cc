@@ -88,12 +88,16 @@ void describe_workload(ParamVisitor& v, WorkloadConfig& w) {
     v.text_list("hosts", w.hosts, "hosts that send and receive: names, ranges h0..h15, or all");
     v.text_list("receivers", w.receivers,
                 "if given, the hosts send only to these (uniformly; FLB Fig. 8: R0..R2)");
-    static const std::string kLoadOn[] = {"senders", "receivers"};
+    static const std::string kLoadOn[] = {"senders", "receivers", "fabric"};
     v.choice("load_on", w.load_on, kLoadOn,
-             "links the load is a fraction of: each sender's, or the receivers' together "
-             "(\"target load at the bottleneck link\", FLB §4.1)");
-    v.require(w.load_on == "senders" || !w.receivers.empty(), "load_on",
+             "what the load is a fraction of: each sender's link; the receivers' links "
+             "together (\"target load at the bottleneck link\", FLB §4.1); or the uplinks "
+             "of the busiest rack, counting its traffic to other racks (oversubscribed "
+             "fabrics)");
+    v.require(w.load_on != "receivers" || !w.receivers.empty(), "load_on",
               "load_on: receivers needs a receivers list");
+    v.require(w.load_on != "fabric" || w.receivers.empty(), "load_on",
+              "load_on: fabric is for traffic among all the hosts, not to receivers");
     v.require(w.receivers.empty() || w.intra_rack_fraction < 0, "receivers",
               "give receivers or intra_rack_fraction, not both");
     v.duration("start", w.start, Delta::zero(), Delta::max(), "first arrival not before");

@@ -43,7 +43,7 @@ struct WorkloadConfig {
   double intra_rack_fraction = -1;
   std::vector<std::string> hosts = {"all"};
   std::vector<std::string> receivers;  // empty: every host receives
-  std::string load_on = "senders";     // senders | receivers: whose links `load` refers to
+  std::string load_on = "senders";     // senders | receivers | fabric: what `load` is of
   Delta start;
   Delta stop = Delta::from_ms(10);
   // incast and burst
