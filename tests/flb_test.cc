@@ -138,7 +138,7 @@ double goodput_gbps(Experiment& exp, FlowId f, Time t0, Time t1, uint64_t at_t0)
 }
 
 TEST(FlbIsolation, VictimsKeepTheirThroughputAndTheCongestedFlowIsIsolatedBeforePfc) {
-  Fig2Run r = run_fig2("flb", "rc");
+  Fig2Run r = run_fig2("flb", "rc", {"workloads.0.flows.2.size=400MB"});
   Experiment& exp = *r.exp;
   const Time pre0{Delta::from_ms(30).ps}, burst0{Delta::from_ms(40).ps},
       burst1{Delta::from_ms(46).ps};
@@ -156,6 +156,13 @@ TEST(FlbIsolation, VictimsKeepTheirThroughputAndTheCongestedFlowIsIsolatedBefore
   EXPECT_GE(during[0], 0.8 * pre[0]) << "f0 " << pre[0] << " -> " << during[0];
   EXPECT_GE(during[1], 0.8 * pre[1]) << "f1 " << pre[1] << " -> " << during[1];
   EXPECT_LT(during[2], 0.5 * pre[2]) << "f2, the congested flow, is slowed";
+  // Once the burst flows are gone, their entries age out at S4, the new n (1) reaches f2's
+  // host and f2 is back at line rate (§3.3: the rate follows n).
+  const Time after0{Delta::from_ms(55).ps}, after1{Delta::from_ms(65).ps};
+  exp.run(after0);
+  const uint64_t f2_at = exp.transport().delivered_bytes(FlowId(2));
+  exp.run(after1);
+  EXPECT_GE(goodput_gbps(exp, FlowId(2), after0, after1, f2_at), 0.95 * pre[2]);
 
   // The source edge isolated f2 (and only congested flows); no PFC PAUSE came before it.
   const TopologySpec& t = exp.network().topology();
@@ -176,7 +183,7 @@ TEST(FlbIsolation, VictimsKeepTheirThroughputAndTheCongestedFlowIsIsolatedBefore
 
   // Spraying pauses more links under the same burst.
   Fig2Run rps = run_fig2("rps", "none");
-  rps.exp->run(burst1);
+  rps.exp->run(after1);
   uint64_t paused_flb = 0, paused_rps = 0;
   for (auto* e : {&exp, rps.exp.get()}) {
     uint64_t& paused = e == &exp ? paused_flb : paused_rps;

@@ -11,7 +11,7 @@ void FlbRcSchemeConfig::describe(ParamVisitor& v) {
   v.real("window_bdp", cfg.window_bdp, 0, 1000,
          "in-flight limit in base-RTT x line-rate products (1: FLB §3.3); 0 = none");
   v.duration("recovery_time", cfg.recovery_time, Delta::zero(), Delta::max(),
-             "back to line rate after this long without a CNM (not in FLB; 0 = never)");
+             "also back to line rate after this long without any CNM (not in FLB; 0 = never)");
 }
 
 std::unique_ptr<CongestionControl> FlbRcSchemeConfig::build() const {

@@ -15,9 +15,10 @@ namespace rocelab {
 struct FlbRcConfig {
   // In-flight limit: this many base RTTs of line-rate data (1 BDP: FLB §3.3).
   double window_bdp = 1.0;
-  // FLB does not say when a flow slowed to C/n may speed up again. Here it returns to line
-  // rate after this long without a CNM (0 = never).
-  Delta recovery_time = Delta::from_ms(1);
+  // FLB changes a flow's rate only with the n of a CNM (§3.3); the destination edge sends a
+  // new n when its congested flows come and go (lb/flb_isolation.cc). Optionally, a flow
+  // also returns to line rate after this long without any CNM (not in FLB; 0 = never).
+  Delta recovery_time = Delta::zero();
 };
 
 class FlbRcSchemeConfig final : public CcConfig {

@@ -100,8 +100,14 @@ class Flb final : public LoadBalancer, public EventHandler {
       PortId in_port;
       uint16_t sport;
       Time last_cnm;
+      Time last_seen;             // its last packet toward this port
+      bool in_congestion = true;  // its last CNM carried the congestion flag
     };
-    std::unordered_map<uint32_t, Flow> flows;  // congested flows at this port
+    // Flows reported congested here: kept after the release while they stay active, so
+    // that n follows them (§3.3 "the rate varies with the change of n"); removed when
+    // idle for the flow timeout (§3.1, "also applies to the congested flow entries").
+    std::unordered_map<uint32_t, Flow> flows;
+    uint32_t n_notified = 0;  // n of the last release or update sent
   };
 
   struct Isolation {  // one congested flow known at this (source) edge switch
@@ -126,6 +132,9 @@ class Flb final : public LoadBalancer, public EventHandler {
   void send_cnm(NodeId src_host, FlowId flow, uint32_t key, uint16_t sport, PortId out,
                 bool congested, uint32_t n);
   void on_cnm(const Packet& p);
+  void release_port(DsPort& dp, Time now);
+  void sweep_congested_flows(Time now);
+  void send_flow_cnm(uint32_t key, DsPort::Flow& f, bool congested, uint32_t n, Time now);
   void resize_isolation(uint32_t dst_edge);
   void assign_isolation_path(uint32_t key, Isolation& iso, const Pair& pr);
   void compute_thresholds();
@@ -141,12 +150,14 @@ class Flb final : public LoadBalancer, public EventHandler {
   std::vector<DsPort> ds_ports_;  // by port index
   std::unordered_map<uint32_t, Isolation> iso_;
   TimerSlot iso_timer_;
+  TimerSlot ds_timer_;  // destination side: ages congested-flow entries, updates n
   std::vector<uint8_t> scratch_allowed_;
   std::vector<int64_t> scratch_delay_;
   int64_t range_low_ = 0, range_high_ = 0;  // Appendix A range of K (reported)
   uint64_t forced_moves_ = 0, feedback_sent_ = 0, feedback_received_ = 0;
   uint64_t reroutes_ = 0, cnms_sent_ = 0, isolations_ = 0, isolation_timeouts_ = 0, probes_ = 0;
   static constexpr uint32_t kIsolationTimerKind = 0;
+  static constexpr uint32_t kCongestedFlowTimerKind = 1;
 };
 
 }  // namespace rocelab

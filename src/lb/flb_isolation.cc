@@ -12,24 +12,27 @@ namespace rocelab {
 void Flb::check_isolation(const Packet& p, PacketId, PortId in_port) {
   const PortId out = ctx_.routing.host_port_at_edge(p.dst.index());
   DsPort& dp = ds_ports_[out.index()];
+  const Time now = ctx_.sim.now();
+  const uint32_t key = table_.key_of(p);
+  auto it = dp.flows.empty() ? dp.flows.end() : dp.flows.find(key);
+  if (it != dp.flows.end()) it->second.last_seen = now;
   const EgressPort& port = sw_.port(out);
   const int64_t q = port.queue_bytes(port.queue_of(p)) + p.wire_bytes;
   if (q <= dp.k) return;
   // The queue passes K: a CNM with the congestion flag, the flow and n (§3.2).
-  const Time now = ctx_.sim.now();
   dp.congested = true;
-  const uint32_t key = table_.key_of(p);
-  auto [it, inserted] = dp.flows.try_emplace(key);
-  if (inserted) {
+  if (it == dp.flows.end()) {
     // A newly congested flow. The others learn the new n from their next refresh or from
     // the release CNM, which carries the final n (FLB+RC resumes at C/n with it).
-    it->second = DsPort::Flow{p.flow, p.src, in_port, p.sport, now};
-    send_cnm(p.src, p.flow, key, p.sport, in_port, true, static_cast<uint32_t>(dp.flows.size()));
-  } else if (now - it->second.last_cnm >= cfg_.cnm_refresh) {
+    it =
+        dp.flows.emplace(key, DsPort::Flow{p.flow, p.src, in_port, p.sport, now, now, false}).first;
+    send_flow_cnm(key, it->second, true, static_cast<uint32_t>(dp.flows.size()), now);
+  } else if (!it->second.in_congestion || now - it->second.last_cnm >= cfg_.cnm_refresh) {
     it->second.in_port = in_port;
-    send_cnm(p.src, p.flow, key, p.sport, in_port, true, static_cast<uint32_t>(dp.flows.size()));
-    it->second.last_cnm = now;
+    send_flow_cnm(key, it->second, true, static_cast<uint32_t>(dp.flows.size()), now);
   }
+  if (!ds_timer_.armed())
+    ctx_.sim.arm(ds_timer_, now + cfg_.isolation_recompute, handler_, kCongestedFlowTimerKind);
 }
 
 void Flb::on_dequeue(Switch&, PortId port_id, PacketId id) {
@@ -39,11 +42,46 @@ void Flb::on_dequeue(Switch&, PortId port_id, PacketId id) {
   if (!dp.congested) return;
   const EgressPort& port = sw_.port(port_id);
   if (port.queue_bytes(port.queue_of(p)) >= dp.k) return;
-  // Below K again: release every flow that was reported congested here.
-  const uint32_t n = static_cast<uint32_t>(dp.flows.size());
-  for (const auto& [k, f] : dp.flows) send_cnm(f.src_host, f.flow, k, f.sport, f.in_port, false, n);
-  dp.flows.clear();
+  release_port(dp, ctx_.sim.now());
+}
+
+// Below K again: a CNM without the congestion flag to every flow reported congested here,
+// with n = how many there are (FLB+RC resumes them at C/n, §3.3).
+void Flb::release_port(DsPort& dp, Time now) {
   dp.congested = false;
+  const uint32_t n = static_cast<uint32_t>(dp.flows.size());
+  for (auto& [key, f] : dp.flows) send_flow_cnm(key, f, false, n, now);
+  dp.n_notified = n;
+}
+
+// Periodic check at the destination edge: congested-flow entries idle for the flow
+// timeout go (each gets a last release CNM, in case an earlier one was lost); while the
+// port is not congested, the flows left are told the new n when it changed.
+void Flb::sweep_congested_flows(Time now) {
+  bool any = false;
+  for (DsPort& dp : ds_ports_) {
+    if (dp.flows.empty()) continue;
+    any = true;
+    if (dp.congested) continue;  // paused flows send nothing; keep them until released
+    for (auto it = dp.flows.begin(); it != dp.flows.end();) {
+      if (now - it->second.last_seen > cfg_.flow_timeout) {
+        const uint32_t left = static_cast<uint32_t>(dp.flows.size() - 1);
+        send_flow_cnm(it->first, it->second, false, std::max<uint32_t>(left, 1), now);
+        it = dp.flows.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    if (!dp.flows.empty() && dp.flows.size() != dp.n_notified) release_port(dp, now);
+  }
+  if (any)
+    ctx_.sim.arm(ds_timer_, now + cfg_.isolation_recompute, handler_, kCongestedFlowTimerKind);
+}
+
+void Flb::send_flow_cnm(uint32_t key, DsPort::Flow& f, bool congested, uint32_t n, Time now) {
+  send_cnm(f.src_host, f.flow, key, f.sport, f.in_port, congested, n);
+  f.in_congestion = congested;
+  f.last_cnm = now;
 }
 
 void Flb::send_cnm(NodeId src_host, FlowId flow, uint32_t key, uint16_t sport, PortId out,
@@ -148,6 +186,10 @@ void Flb::resize_isolation(uint32_t dst_idx) {
 }
 
 void Flb::on_event(uint32_t kind, uint64_t arg) {
+  if (kind == kCongestedFlowTimerKind) {
+    if (ctx_.sim.timer_fired(ds_timer_, arg, handler_, kind)) sweep_congested_flows(ctx_.sim.now());
+    return;
+  }
   if (!ctx_.sim.timer_fired(iso_timer_, arg, handler_, kind)) return;
   // Periodic check (§3.2): entries whose release CNM was lost time out; paths follow.
   const Time now = ctx_.sim.now();
