@@ -266,10 +266,7 @@ void RdmaTransport::on_data(PacketId pkt) {
       send_control(p, PacketType::kCnp, 0);
     }
   }
-  if (p.sent_time < r.latest_sent) {
-    ++counters_.network_reordered_packets;
-    if (getenv("FLB_DEBUG")) fprintf(stderr, "RO t=%ld flow=%u seq=%lu sent=%ld latest=%ld\n", (long)now.ps, p.flow.index(), (unsigned long)p.seq, (long)p.sent_time.ps, (long)r.latest_sent.ps);
-  }
+  if (p.sent_time < r.latest_sent) ++counters_.network_reordered_packets;
   r.latest_sent = std::max(r.latest_sent, p.sent_time);
   if (p.seq == r.rcv_nxt) {
     deliver_in_order(r, p);
