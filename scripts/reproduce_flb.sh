@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Reruns the FLB paper's experiments (scenarios/flb/) with every scheme rocelab has and
 # writes runs/flb/<figure>/.../compare.csv; scripts/flb_report.py turns them into tables.
-#   scripts/reproduce_flb.sh          the full set (hours on 2 cores)
+#   scripts/reproduce_flb.sh          the full set (about 75 minutes on 2 cores)
 #   scripts/reproduce_flb.sh --quick  one point per figure (minutes)
+# Tables go to runs/flb/results.md and plots to runs/flb/*.png.
 # Baselines the paper uses that rocelab does not have yet (CONGA, MP-RDMA, Proteus, PCN,
 # Swift) are left out; docs/reproduction/flb.md lists them as gaps.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 quick=0
 [ "${1:-}" = "--quick" ] && quick=1
-scripts/install-deps.sh
+scripts/install-deps.sh --plots
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 ninja -C build/release rocelab >/dev/null
 R=build/release/rocelab
@@ -108,4 +109,6 @@ if [ $quick = 0 ]; then
   cmp fig17 scenarios/flb/fig17_fattree.yaml "$LARGE"
   cmp fig17/sr scenarios/flb/fig17_fattree.yaml "$LARGE_SR" $SR
 fi
-echo "done: $OUT (python3 scripts/flb_report.py > docs/reproduction/flb_results.md)" >&2
+python3 scripts/flb_report.py "$OUT" > "$OUT/results.md"
+/usr/bin/python3 scripts/flb_plots.py "$OUT" "$OUT"
+echo "done: $OUT/results.md and plots in $OUT (docs/reproduction/ holds a copy)" >&2
