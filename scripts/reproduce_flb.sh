@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Reruns the FLB paper's experiments (scenarios/flb/) with every scheme rocelab has and
 # writes runs/flb/<figure>/.../compare.csv; scripts/flb_report.py turns them into tables.
-#   scripts/reproduce_flb.sh          the full set (about 75 minutes on 2 cores)
+#   scripts/reproduce_flb.sh          the full set (about 35 minutes on 2 cores)
 #   scripts/reproduce_flb.sh --quick  one point per figure (minutes)
 # Tables go to runs/flb/results.md and plots to runs/flb/*.png.
 # Baselines the paper uses that rocelab does not have yet (CONGA, MP-RDMA, Proteus, PCN,
