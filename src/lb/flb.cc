@@ -161,7 +161,8 @@ Flb::Pair& Flb::pair(uint32_t edge_index) {
 // rest of the path.
 int64_t Flb::local_queue_ps(const Pair& p, uint16_t path) const {
   const EgressPort& port = sw_.port(p.first_hop[path]);
-  return serialization_delay(port.data_queue_bytes(), port.rate_bps()).ps;
+  // A packet queued now waits for the frame on the wire and for the bytes ahead of it.
+  return (port.residual_tx() + serialization_delay(port.data_queue_bytes(), port.rate_bps())).ps;
 }
 
 bool Flb::fresh_measurement(const Pair& p, uint16_t path, Time now) const {

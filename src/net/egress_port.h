@@ -55,6 +55,8 @@ class EgressPort final : public EventHandler {
   PortId peer_port() const { return peer_port_; }
   PortId index() const { return index_; }
   bool busy() const { return busy_ && sim_.now() < busy_until_; }
+  // What is left of the frame on the wire now (zero when idle).
+  Delta residual_tx() const { return busy() ? busy_until_ - sim_.now() : Delta::zero(); }
   size_t num_queues() const { return data_queues_.size(); }
   int64_t queue_bytes(size_t queue) const { return queue_bytes_[queue]; }
   int64_t data_queue_bytes() const { return data_bytes_total_; }
