@@ -41,6 +41,14 @@ double lb_stat(Experiment& exp, const std::string& name) {
   return v;
 }
 
+WorkloadConfig poisson_workload(const char* cdf, double load, Delta stop) {
+  WorkloadConfig w;
+  w.cdf = cdf;
+  w.load = load;
+  w.stop = stop;
+  return w;
+}
+
 Experiment websearch_leaf_spine(const std::string& lb, const std::string& cc) {
   ScenarioConfig c;
   c.seed = 3;
@@ -48,11 +56,7 @@ Experiment websearch_leaf_spine(const std::string& lb, const std::string& cc) {
   c.lb = lb;
   c.cc = cc;
   c.switch_config.buffer_bytes = 4 * 1000 * 1000;
-  WorkloadConfig w;
-  w.cdf = "websearch";
-  w.load = 0.6;
-  w.stop = Delta::from_us(500);
-  c.workloads = {w};
+  c.workloads = {poisson_workload("websearch", 0.6, Delta::from_us(500))};
   return Experiment(build_experiment(c));
 }
 
@@ -272,11 +276,7 @@ TEST(Flb, PinsEndToEndPathsInAFatTree) {
   c.topology.fat_tree = FatTreeParams{4, 2, 2, 4, 4, gbps(100), gbps(100), Delta::from_us(1)};
   c.lb = "flb";
   c.cc = "dcqcn";
-  WorkloadConfig w;
-  w.cdf = "websearch";
-  w.load = 0.5;
-  w.stop = Delta::from_us(300);
-  c.workloads = {w};
+  c.workloads = {poisson_workload("websearch", 0.5, Delta::from_us(300))};
   Experiment exp(build_experiment(c));
   test::run_checked(exp, Time{Delta::from_ms(500).ps});
   // Aggregation and core switches carry no FLB, yet every core link carried traffic: the
@@ -306,18 +306,23 @@ TEST(Flb, HardwareTableCollidesButStillDelivers) {
   flb->cfg.hardware_entries = 8;  // far fewer entries than flows: CRC16 collisions
   c.lb_params = flb;
   c.lb_params_for = "flb";
-  WorkloadConfig w;
-  w.cdf = "fb_webserver";
-  w.load = 0.5;
-  w.stop = Delta::from_us(300);
-  c.workloads = {w};
+  c.workloads = {poisson_workload("fb_webserver", 0.5, Delta::from_us(300))};
   Experiment exp(build_experiment(c));
   test::run_checked(exp, Time{Delta::from_ms(200).ps});
   auto& leaf0 = static_cast<Flb&>(
       *exp.network().switch_at(NodeId(exp.network().topology().find("leaf0"))).load_balancer());
   EXPECT_TRUE(leaf0.flow_table().hardware_mode());
   EXPECT_EQ(leaf0.flow_table().memory_bytes(4), 8u * (16 + 8 + 8 + 48) / 8);
-  EXPECT_EQ(flow_crc16(Packet{}), flow_crc16(Packet{}));
+  // CRC-16/CCITT-FALSE of the 13-byte 5-tuple, computed independently (Python's
+  // binascii.crc_hqx with init 0xffff): 11.0.0.1 -> 11.0.0.1, UDP 0 -> 4791; then
+  // 11.0.0.1 -> 11.0.1.1, 10000 -> 4791.
+  Packet q;
+  q.src = NodeId(0);
+  q.dst = NodeId(0);
+  EXPECT_EQ(flow_crc16(q), 0x6a24);
+  q.dst = NodeId(1);
+  q.sport = 10000;
+  EXPECT_EQ(flow_crc16(q), 0xa682);
 }
 
 TEST(FlbRc, CongestionCnmPausesAndReleaseResumesAtCOverN) {

@@ -65,6 +65,18 @@ void ensure_schemes(ScenarioConfig& c) {
   }
 }
 
+// Total rate of the links at `node`; with switches_only, only those to switches.
+double links_bps(const TopologySpec& topo, uint32_t node, bool switches_only) {
+  double bps = 0;
+  for (const LinkSpec& l : topo.links) {
+    if (l.a != node && l.b != node) continue;
+    const uint32_t other = l.a == node ? l.b : l.a;
+    if (!switches_only || topo.nodes[other].kind == NodeKind::kSwitch)
+      bps += static_cast<double>(l.rate_bps);
+  }
+  return bps;
+}
+
 // Per-host load per unit of fabric load: the largest per-host load at which no rack's
 // uplinks (its edge switch's links to other switches) carry more than their capacity of
 // traffic leaving the rack. With a fraction f of each host's flows leaving its rack, a
@@ -76,12 +88,7 @@ double fabric_load_factor(const TopologySpec& topo, const std::vector<uint32_t>&
   for (uint32_t h : hosts) ++members[rack[h]];
   double factor = std::numeric_limits<double>::infinity();
   for (const auto& [edge, n] : members) {
-    double uplink_bps = 0;
-    for (const LinkSpec& l : topo.links) {
-      const uint32_t other = l.a == edge ? l.b : l.b == edge ? l.a : edge;
-      if (other != edge && topo.nodes[other].kind == NodeKind::kSwitch)
-        uplink_bps += static_cast<double>(l.rate_bps);
-    }
+    const double uplink_bps = links_bps(topo, edge, true);
     const double leaving = intra_rack_fraction >= 0 ? 1 - intra_rack_fraction
                                                     : static_cast<double>(hosts.size() - n) /
                                                           static_cast<double>(hosts.size() - 1);
@@ -126,9 +133,7 @@ std::vector<FlowSpec> generate(const WorkloadConfig& w, size_t index, const Topo
     if (w.load_on == "receivers") {
       // The senders together offer load x the receivers' link capacity.
       double receive_bps = 0;
-      for (uint32_t h : p.receivers)
-        for (const LinkSpec& l : topo.links)
-          if (l.a == h || l.b == h) receive_bps += static_cast<double>(l.rate_bps);
+      for (uint32_t h : p.receivers) receive_bps += links_bps(topo, h, false);
       p.load =
           w.load * receive_bps / (static_cast<double>(p.hosts.size()) * static_cast<double>(rate));
     } else if (w.load_on == "fabric") {

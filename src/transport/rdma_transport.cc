@@ -284,15 +284,15 @@ void RdmaTransport::deliver_in_order(Receiver& r, const Packet& p) {
   r.rcv_nxt += p.payload_bytes;
   counters_.payload_bytes_delivered += p.payload_bytes;
   bool jumped = false;
-  if (r.held.marked() > 0) {  // the hole is filled: deliver what was held behind it
+  if (r.held.marked() > 0 && r.rcv_nxt < size) {  // the hole is filled: deliver what was held
     const uint64_t mtu = ctx_.wire.mtu_payload_bytes;
-    while (r.rcv_nxt < size && r.held.test(r.rcv_nxt / mtu)) {
-      const uint64_t payload = std::min<uint64_t>(mtu, size - r.rcv_nxt);
-      r.rcv_nxt += payload;
-      counters_.payload_bytes_delivered += payload;
-      jumped = true;
-    }
     r.held.advance_to(r.rcv_nxt / mtu);
+    // Every packet but the last is a full MTU, so the held run ends at a packet boundary
+    // or at the end of the message.
+    const uint64_t run_end = std::min(r.held.advance_over_marked() * mtu, size);
+    jumped = run_end > r.rcv_nxt;
+    counters_.payload_bytes_delivered += run_end - r.rcv_nxt;
+    r.rcv_nxt = run_end;
   }
   if (++r.unacked_packets >= cfg_.ack_interval_packets || r.rcv_nxt >= size || jumped) {
     r.unacked_packets = 0;
