@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "cc/dcqcn_mlx.h"
 #include "transport/rdma_transport.h"
 
 namespace rocelab {
@@ -20,12 +21,20 @@ void DcqcnSchemeConfig::describe(ParamVisitor& v) {
   v.rate("rate_hai", cfg.rate_hai_bps, 1, gbps(10000), "hyper increase step (200 Mb/s)");
   v.rate("min_rate", cfg.min_rate_bps, 1, gbps(10000), "rate floor (100 Mb/s)");
   v.duration("min_cut_interval", cfg.min_cut_interval, Delta::zero(), Delta::max(),
-             "cuts closer than this merge (0; HPCC/ConWeave ns-3 use 4 us)");
-  v.flag("alpha_on_timer_only", cfg.alpha_on_timer_only,
-         "alpha moves only on its timer, as the ns-3 simulators' Mellanox model (false)");
+             "sigcomm15: cuts closer than this merge (0: every CNP cuts)");
+  v.choice("model", cfg.model, kDcqcnModels,
+           "reaction point: sigcomm15 (the DCQCN paper, rocelab's default) or ns3_mlx (the "
+           "Mellanox model of the HPCC/ConWeave ns-3 simulators, rdma-hw.cc *Mlx)");
+  v.duration("rate_decrease_interval", cfg.rate_decrease_interval, Delta::from_ns(1), Delta::max(),
+             "ns3_mlx: period of the cut check (RATE_DECREASE_INTERVAL, 4 us)");
+  v.real("rate_on_first_cnp", cfg.rate_on_first_cnp, 0, 1,
+         "ns3_mlx: rate kept on a flow's first CNP (RateOnFirstCnp, 1.0)");
+  v.flag("clamp_target_rate", cfg.clamp_target_rate,
+         "ns3_mlx: every cut sets target = current rate (CLAMP_TARGET_RATE, false)");
 }
 
 std::unique_ptr<CongestionControl> DcqcnSchemeConfig::build() const {
+  if (cfg.model == "ns3_mlx") return std::make_unique<DcqcnMlx>(cfg);
   return std::make_unique<Dcqcn>(cfg);
 }
 
@@ -79,10 +88,8 @@ void Dcqcn::on_cnp(FlowId f, const Packet&) {
   s.last_cut = now;
   s.rt = s.rc;
   s.rc = static_cast<BitsPerSec>(static_cast<double>(s.rc) * (1.0 - s.alpha / 2));
-  if (!cfg_.alpha_on_timer_only) {
-    s.alpha = (1 - cfg_.g) * s.alpha + cfg_.g;
-    s.cnp_since_alpha_update = false;
-  }
+  s.alpha = (1 - cfg_.g) * s.alpha + cfg_.g;
+  s.cnp_since_alpha_update = false;
   s.timer_stage = 0;
   s.byte_stage = 0;
   s.bytes_since_increase = 0;
@@ -128,11 +135,7 @@ void Dcqcn::on_timer(uint32_t kind, uint64_t arg) {
   if (kind == kAlphaTimer) {
     if (!sim.timer_fired(s.alpha_timer, arg, handler_, kAlphaTimer) || !s.active) return;
     // DCQCN §3.1 Eq. 3: without a CNP for K, alpha decays.
-    if (!s.cnp_since_alpha_update) {
-      s.alpha = (1 - cfg_.g) * s.alpha;
-    } else if (cfg_.alpha_on_timer_only) {
-      s.alpha = (1 - cfg_.g) * s.alpha + cfg_.g;
-    }
+    if (!s.cnp_since_alpha_update) s.alpha = (1 - cfg_.g) * s.alpha;
     s.cnp_since_alpha_update = false;
     if (s.alpha > 1e-6 || s.rc < transport_->line_rate_bps(f))
       sim.arm(s.alpha_timer, sim.now() + cfg_.alpha_update_interval, handler_, kAlphaTimer,

@@ -1,10 +1,13 @@
 // DCQCN (Zhu et al., "Congestion Control for Large-Scale RDMA Deployments", SIGCOMM'15):
-// the reaction point at the sender. The congestion point is the switch's RED/ECN marking
+// the reaction point at the sender, as the paper's equations and Fig. 5 state it
+// (`model: sigcomm15`). The Mellanox NIC model of the ns-3 reference simulators
+// (`model: ns3_mlx`) is in cc/dcqcn_mlx.h. The congestion point is the switch's RED/ECN marking
 // (net/switch_node.cc) and the notification point the receiver's CNP generation
 // (transport/rdma_transport.cc). Per-flow state in flat arrays by FlowId.
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "sim/simulator.h"
@@ -25,14 +28,24 @@ struct DcqcnConfig {
   BitsPerSec rate_ai_bps = mbps(40);                  // R_AI (ns3-rdma config RATE_AI)
   BitsPerSec rate_hai_bps = mbps(200);                // R_HAI (ns3-rdma config RATE_HAI)
   BitsPerSec min_rate_bps = mbps(100);                // ns3-rdma / HPCC ns-3 MinRate
-  // Cuts closer together than this are merged (CNPs still update alpha); 0 = every CNP.
-  // HPCC/ConWeave ns-3 use 4 us (RATE_DECREASE_INTERVAL).
+  // sigcomm15: cuts closer together than this are merged (CNPs still update alpha);
+  // 0 = every CNP.
   Delta min_cut_interval = Delta::zero();
-  // Mellanox NIC model of the HPCC/ConWeave ns-3 simulators: alpha changes only when the
-  // alpha timer fires ((1-g) alpha + g if a CNP came in the period, else (1-g) alpha),
-  // not at each CNP as in the DCQCN paper's equations.
-  bool alpha_on_timer_only = false;
+  // Which reaction point: "sigcomm15" (the paper) or "ns3_mlx" (the Mellanox model of the
+  // HPCC/ConWeave ns-3 simulators, rdma-hw.cc *Mlx functions).
+  std::string model = "sigcomm15";
+  // ns3_mlx only. RATE_DECREASE_INTERVAL: the period of the check that applies a cut
+  // once a CNP has arrived (rdma-hw.cc CheckRateDecreaseMlx; attribute default 4 us).
+  Delta rate_decrease_interval = Delta::from_us(4);
+  // ns3_mlx only. RateOnFirstCnp: the fraction of the rate kept on a flow's first CNP
+  // (rdma-hw.cc cnp_received_mlx; attribute default 1.0).
+  double rate_on_first_cnp = 1.0;
+  // ns3_mlx only. CLAMP_TARGET_RATE: a cut always sets the target to the current rate;
+  // when false (the forks' runs), only if the increase timer fired since the last cut.
+  bool clamp_target_rate = false;
 };
+
+inline const std::string kDcqcnModels[] = {"sigcomm15", "ns3_mlx"};
 
 class DcqcnSchemeConfig final : public CcConfig {
  public:

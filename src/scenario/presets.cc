@@ -4,34 +4,33 @@
 #include <stdexcept>
 
 #include "cc/dcqcn.h"
+#include "lb/letflow.h"
 #include "scenario/scenario_config.h"
 
 namespace rocelab {
 
 namespace {
 
-// Shared by both simulators: 1000 B payload, no preamble/IFG on the wire, per-packet
-// ACKs, a CNP for every marked packet, DCQCN as their Mellanox NIC model.
+// Shared by both simulators (their src/point-to-point/model/rdma-hw.cc and
+// qbb-net-device.cc agree): 1000 B payload, no preamble/IFG on the wire, per-packet ACKs,
+// the CNP as a flag on the ACK of a marked packet, DCQCN as their Mellanox NIC model.
 void ns3_common(ScenarioConfig& c) {
-  c.wire.mtu_payload_bytes = 1000;       // PACKET_PAYLOAD_SIZE 1000
-  c.wire.phy_overhead_bytes = 0;         // ns-3 point-to-point links carry no preamble/IFG
-  c.transport.ack_interval_packets = 1;  // L2_ACK_INTERVAL 1
+  c.wire.mtu_payload_bytes = 1000;  // PACKET_PAYLOAD_SIZE 1000
+  c.wire.phy_overhead_bytes = 0;    // ns-3 point-to-point links carry no preamble/IFG
+  // rdma-hw.cc GetNxtPacket: SeqTsHeader 6 (pg, seq; no INT under DCQCN) + UDP 8 + IPv4 20
+  // + PPP 2 around the payload; a 1000 B packet is 1036 B on the link.
+  c.wire.data_header_bytes = 36;
+  // rdma-hw.cc ReceiveUdp: the ACK/NAK is padded to 60 - 14 B, plus PPP 2 = 48 B.
+  c.wire.ack_bytes = 48;
+  // qbb-net-device.cc SendPfc: PauseHeader 9 + IPv4 20 + PPP 2.
+  c.wire.pfc_frame_bytes = 31;
+  c.transport.ack_interval_packets = 1;              // L2_ACK_INTERVAL 1
+  c.transport.cnp_delivery = CnpDelivery::kAckFlag;  // ReceiveUdp: seqh.SetCnp()
   c.transport.cnp_interval = Delta::zero();
-  c.switch_config.ecn.enabled = true;
+  c.switch_config.ecn.enabled = true;  // ENABLE_QCN 1
   c.fc = "pfc";
-  c.pfc.mode = PfcThresholdMode::kDynamic;
-  c.cc = "dcqcn";
-  auto dcqcn = std::make_shared<DcqcnSchemeConfig>();
-  DcqcnConfig& d = dcqcn->cfg;
-  d.g = 1.0 / 256;                                 // EWMA_GAIN 0.00390625
-  d.alpha_update_interval = Delta::from_us(1);     // ALPHA_RESUME_INTERVAL 1
-  d.min_cut_interval = Delta::from_us(4);          // RATE_DECREASE_INTERVAL 4
-  d.rate_increase_interval = Delta::from_us(300);  // RP_TIMER 300 (run.py)
-  d.fast_recovery_steps = 1;                       // FAST_RECOVERY_TIMES 1
-  d.byte_counter_bytes = int64_t{1} << 60;         // no byte counter in their model
-  d.alpha_on_timer_only = true;                    // UpdateAlphaMlx
-  c.cc_params = dcqcn;
-  c.cc_params_for = "dcqcn";
+  c.pfc.mode = PfcThresholdMode::kDynamic;  // USE_DYNAMIC_PFC_THRESHOLD 1
+  c.cc = "dcqcn";                           // CC_MODE 1
 }
 
 // HPCC simulator (alibaba-edu/High-Precision-Congestion-Control), DCQCN as its
@@ -48,28 +47,43 @@ void hpcc_ns3(ScenarioConfig& c) {
   c.pfc.headroom_delay_factor = 3;                    // headroom = rate * delay * 3
   c.pfc.headroom_mtus = 0;
   c.transport.nak_interval = Delta::from_us(500);  // rdma-hw.cc NACK Generation Interval
-  auto& d = static_cast<DcqcnSchemeConfig&>(*c.cc_params).cfg;
-  d.rate_ai_bps = mbps(20);     // RATE_AI 5 * bw / 25 Mb/s
-  d.rate_hai_bps = mbps(200);   // RATE_HAI 50 * bw / 25 Mb/s
-  d.min_rate_bps = mbps(1000);  // MIN_RATE 1000 Mb/s
 }
 
 // ConWeave simulator (conweave-project/conweave-ns3), run.py at 100 Gb/s.
 void conweave_ns3(ScenarioConfig& c) {
   ns3_common(c);
   c.switch_config.buffer_bytes = 9 * 1000 * 1000;  // run.py --buffer 9 (MB)
-  c.switch_config.ecn.kmin_bytes = 100 * 1000;     // KMIN 100 KB at every rate
-  c.switch_config.ecn.kmax_bytes = 400 * 1000;     // KMAX 400 KB
+  c.switch_config.ecn.kmin_bytes = 100 * 1000;     // run.py KMIN_MAP: 100 KB at every rate
+  c.switch_config.ecn.kmax_bytes = 400 * 1000;     // KMAX_MAP: 400 KB
   c.switch_config.ecn.reference_rate_bps = 0;
-  c.switch_config.ecn.pmax = 0.2;   // PMAX 0.2
+  c.switch_config.ecn.pmax = 0.2;   // PMAX_MAP 0.2
   c.pfc.alpha = 1.0 / 16;           // switch-mmu.cc IngressAlpha 0.0625
   c.pfc.headroom_delay_factor = 2;  // rate * delay * 2 + 2 * MTU
   c.pfc.headroom_mtus = 2;
   c.transport.nak_interval = Delta::from_us(4);  // rdma-hw.cc NACKGenerationInterval 4
-  auto& d = static_cast<DcqcnSchemeConfig&>(*c.cc_params).cfg;
-  d.rate_ai_bps = mbps(40);    // 10 * bw / 25 Mb/s
-  d.rate_hai_bps = mbps(100);  // 25 * bw / 25 Mb/s
-  d.min_rate_bps = mbps(100);  // MIN_RATE 100 Mb/s
+  c.transport.cnp_on_nak = true;                 // rdma-hw.cc ReceiverCheckSeq: a NAK carries a CNP
+}
+
+// The DCQCN settings of both forks' run scripts (run.py config template) at 100 Gb/s.
+void ns3_dcqcn(const std::string& preset, DcqcnConfig& d) {
+  d.model = "ns3_mlx";                             // CC_MODE 1: the *Mlx functions
+  d.g = 1.0 / 256;                                 // EWMA_GAIN 0.00390625
+  d.alpha_update_interval = Delta::from_us(1);     // ALPHA_RESUME_INTERVAL 1
+  d.rate_decrease_interval = Delta::from_us(4);    // RATE_DECREASE_INTERVAL 4
+  d.clamp_target_rate = false;                     // CLAMP_TARGET_RATE 0
+  d.rate_on_first_cnp = 1.0;                       // RateOnFirstCnp attribute default
+  d.rate_increase_interval = Delta::from_us(300);  // RP_TIMER 300
+  d.fast_recovery_steps = 1;                       // FAST_RECOVERY_TIMES 1
+  d.byte_counter_bytes = int64_t{1} << 60;         // the Mlx model has no byte counter
+  if (preset == "hpcc-ns3") {
+    d.rate_ai_bps = mbps(20);     // simulation/run.py RATE_AI 5 * bw / 25 Mb/s (bw 100)
+    d.rate_hai_bps = mbps(200);   // RATE_HAI 50 * bw / 25 Mb/s
+    d.min_rate_bps = mbps(1000);  // MIN_RATE 1000 Mb/s
+  } else {
+    d.rate_ai_bps = mbps(40);    // run.py ai = 10 * bw / 25 Mb/s (bw 100)
+    d.rate_hai_bps = mbps(100);  // hai = 25 * bw / 25 Mb/s
+    d.min_rate_bps = mbps(100);  // MIN_RATE 100Mb/s
+  }
 }
 
 }  // namespace
@@ -87,6 +101,22 @@ void apply_preset(const std::string& name, ScenarioConfig& c) {
   } else if (name != "none") {
     throw std::invalid_argument("unknown preset '" + name + "'");
   }
+  // Scheme parameters are made afresh, with the preset's values, for whichever scheme the
+  // scenario picks (apply_preset_scheme).
+  c.lb_params.reset();
+  c.cc_params.reset();
+}
+
+void apply_preset_scheme(const std::string& preset, LbConfig& lb) {
+  if (preset != "conweave-ns3") return;
+  // scratch/network-load-balance.cc: letflow_flowletTimeout = 100 us.
+  if (auto* letflow = dynamic_cast<LetFlowSchemeConfig*>(&lb))
+    letflow->cfg.flowlet_timeout = Delta::from_us(100);
+}
+
+void apply_preset_scheme(const std::string& preset, CcConfig& cc) {
+  if (preset != "hpcc-ns3" && preset != "conweave-ns3") return;
+  if (auto* dcqcn = dynamic_cast<DcqcnSchemeConfig*>(&cc)) ns3_dcqcn(preset, dcqcn->cfg);
 }
 
 }  // namespace rocelab

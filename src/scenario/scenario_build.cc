@@ -55,12 +55,14 @@ void ensure_schemes(ScenarioConfig& c) {
     const auto* e = lb_registry().find(c.lb);
     if (!e) throw ConfigError("lb: unknown load balancer '" + c.lb + "'");
     c.lb_params = e->factory();
+    apply_preset_scheme(c.preset, *c.lb_params);
     c.lb_params_for = c.lb;
   }
   if (!c.cc_params || c.cc_params_for != c.cc) {
     const auto* e = cc_registry().find(c.cc);
     if (!e) throw ConfigError("cc: unknown congestion control '" + c.cc + "'");
     c.cc_params = e->factory();
+    apply_preset_scheme(c.preset, *c.cc_params);
     c.cc_params_for = c.cc;
   }
 }

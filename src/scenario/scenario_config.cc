@@ -184,6 +184,7 @@ void describe(ParamVisitor& v, ScenarioConfig& c) {
         s.choice("name", c.lb, lbs, "switch load balancer");
         if (!c.lb_params || c.lb_params_for != c.lb) {
           c.lb_params = lb_registry().find(c.lb)->factory();
+          apply_preset_scheme(c.preset, *c.lb_params);
           c.lb_params_for = c.lb;
         }
         c.lb_params->describe(s);
@@ -196,6 +197,7 @@ void describe(ParamVisitor& v, ScenarioConfig& c) {
         s.choice("name", c.cc, ccs, "congestion control");
         if (!c.cc_params || c.cc_params_for != c.cc) {
           c.cc_params = cc_registry().find(c.cc)->factory();
+          apply_preset_scheme(c.preset, *c.cc_params);
           c.cc_params_for = c.cc;
         }
         c.cc_params->describe(s);

@@ -125,5 +125,8 @@ std::string parameter_table(ScenarioConfig& c);
 // Named presets that reproduce the ns-3 reference simulators' settings.
 std::vector<std::string> preset_names();
 void apply_preset(const std::string& name, ScenarioConfig& c);
+// The preset's values for a scheme's parameters, applied whenever they are made.
+void apply_preset_scheme(const std::string& preset, LbConfig& lb);
+void apply_preset_scheme(const std::string& preset, CcConfig& cc);
 
 }  // namespace rocelab

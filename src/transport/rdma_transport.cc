@@ -250,6 +250,11 @@ void RdmaTransport::send_control(const Packet& data, PacketType type, uint64_t s
   c.flow_hash = static_cast<uint32_t>(mix64(data.flow_hash ^ 0xac4c));  // reverse 5-tuple
   c.sport = data.sport;
   c.sent_time = data.sent_time;  // echoed for RTT samples
+  if (ack_carries_cnp_ && (type == PacketType::kAck || type == PacketType::kNak)) {
+    c.cnp_flag = true;
+    ack_carries_cnp_ = false;
+    ++counters_.cnps_sent;
+  }
   net_.host(data.dst).nic().enqueue(id);
 }
 
@@ -257,7 +262,10 @@ void RdmaTransport::on_data(PacketId pkt) {
   const Packet& p = ctx_.pkt(pkt);
   Receiver& r = receivers_[p.flow.index()];
   const Time now = sim().now();
-  if (p.ecn_ce) {
+  ack_carries_cnp_ = false;
+  if (p.ecn_ce && cfg_.cnp_delivery == CnpDelivery::kAckFlag) {
+    ack_carries_cnp_ = true;  // on the ACK/NAK this packet triggers, if any
+  } else if (p.ecn_ce) {
     // DCQCN notification point: at most one CNP per flow per cnp_interval.
     if (r.last_cnp == Time::never() || cfg_.cnp_interval == Delta::zero() ||
         now - r.last_cnp >= cfg_.cnp_interval) {
@@ -311,6 +319,7 @@ void RdmaTransport::on_out_of_order(Receiver& r, const Packet& p) {
       if (now >= r.nak_blocked_until || r.last_nak_seq != r.rcv_nxt) {
         r.nak_blocked_until = now + cfg_.nak_interval;
         r.last_nak_seq = r.rcv_nxt;
+        if (cfg_.cnp_on_nak) ack_carries_cnp_ = true;
         ++counters_.naks_sent;
         send_control(p, PacketType::kNak, r.rcv_nxt);
       }
@@ -354,7 +363,10 @@ bool RdmaTransport::advance_una(FlowId f, uint64_t ack_seq, const Packet& ack) {
 
 void RdmaTransport::on_ack(PacketId pkt) {
   const Packet& p = ctx_.pkt(pkt);
-  if (advance_una(p.flow, p.seq, p) && !flows_[p.flow.index()].finished) kick(p.flow);
+  const bool advanced = advance_una(p.flow, p.seq, p);
+  // The ns-3 forks' ReceiveAck handles the acknowledgement, then the CNP flag.
+  if (p.cnp_flag && !flows_[p.flow.index()].finished) cc_->on_cnp(p.flow, p);
+  if (advanced && !flows_[p.flow.index()].finished) kick(p.flow);
 }
 
 void RdmaTransport::on_nak(PacketId pkt) {
@@ -369,6 +381,7 @@ void RdmaTransport::on_nak(PacketId pkt) {
   if (s.finished) return;
   s.snd_nxt = p.seq;  // go-back-N
   cc_->on_nak(f, p);
+  if (p.cnp_flag) cc_->on_cnp(f, p);
   kick(f);
 }
 
@@ -376,6 +389,7 @@ void RdmaTransport::on_selective_nak(FlowId f, const Packet& nak) {
   advance_una(f, nak.seq, nak);
   Sender& s = flows_[f.index()];
   if (s.finished) return;
+  if (nak.cnp_flag) cc_->on_cnp(f, nak);
   const uint64_t mtu = ctx_.wire.mtu_payload_bytes;
   if (nak.sack_seq >= s.snd_una && nak.sack_seq < s.size) {
     s.sacked.set(nak.sack_seq / mtu);

@@ -160,6 +160,8 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   std::vector<FlowRecord> records_;
   std::vector<HostQueues> hosts_;  // by node id (switch slots stay empty)
   TransportCounters counters_;
+  // The data packet being handled asks its ACK/NAK to carry a CNP (CnpDelivery::kAckFlag).
+  bool ack_carries_cnp_ = false;
   std::vector<uint64_t> ood_histogram_ = std::vector<uint64_t>(kOodBuckets, 0);
   std::function<void(const FlowRecord&)> on_finish_;
 };

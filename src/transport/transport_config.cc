@@ -23,6 +23,17 @@ void describe(ParamVisitor& v, TransportConfig& c) {
              "minimum gap between NAKs for the same sequence (500 us: HPCC ns-3)");
   v.duration("cnp_interval", c.cnp_interval, Delta::zero(), Delta::max(),
              "at most one CNP per flow per interval (50 us: DCQCN); 0 = every marked packet");
+  static const std::string kCnpDelivery[] = {"frame", "ack_flag"};
+  std::string delivery = kCnpDelivery[static_cast<size_t>(c.cnp_delivery)];
+  v.choice("cnp_delivery", delivery, kCnpDelivery,
+           "frame = a CNP frame, at most one per cnp_interval (RoCEv2, DCQCN); ack_flag = a "
+           "flag on the ACK/NAK of the marked packet (HPCC/ConWeave ns-3)");
+  for (size_t i = 0; i < std::size(kCnpDelivery); ++i)
+    if (delivery == kCnpDelivery[i]) c.cnp_delivery = static_cast<CnpDelivery>(i);
+  v.flag("cnp_on_nak", c.cnp_on_nak,
+         "a go-back-N NAK carries a CNP too (ConWeave ns-3; needs cnp_delivery: ack_flag)");
+  v.require(!c.cnp_on_nak || c.cnp_delivery == CnpDelivery::kAckFlag, "cnp_on_nak",
+            "needs cnp_delivery: ack_flag");
   v.duration("rto", c.rto, Delta::from_ns(1), Delta::max(),
              "retransmission timeout: resend from the oldest unacked byte (unsacked ones under "
              "selective_repeat)");

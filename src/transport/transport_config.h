@@ -25,6 +25,17 @@ enum class LossRecovery : uint8_t {
   kReorderBuffer,
 };
 
+// How the notification point tells the sender of ECN-marked data.
+enum class CnpDelivery : uint8_t {
+  // A CNP frame of its own, at most one per flow per cnp_interval (RoCEv2; DCQCN paper
+  // §3.2).
+  kFrame,
+  // A flag on the ACK/NAK the marked packet triggers, no frame of its own (the HPCC and
+  // ConWeave ns-3 simulators: rdma-hw.cc ReceiveUdp, qbbHeader::SetCnp). A marked packet
+  // that triggers no ACK/NAK notifies nobody.
+  kAckFlag,
+};
+
 struct TransportConfig {
   LossRecovery recovery = LossRecovery::kGoBackN;
   // Priority class of RDMA data (RoCE deployments commonly use 3; see PfcConfig).
@@ -39,6 +50,10 @@ struct TransportConfig {
   // Zhu et al. SIGCOMM'15 §3.2: N = 50 us). 0 = a CNP for every marked packet, as the
   // ns-3 reference simulators do.
   Delta cnp_interval = Delta::from_us(50);
+  CnpDelivery cnp_delivery = CnpDelivery::kFrame;
+  // A go-back-N NAK also carries a CNP, marked data or not (ConWeave ns-3 rdma-hw.cc
+  // ReceiverCheckSeq: "out-of-order should accompany with CNP"); needs ack_flag.
+  bool cnp_on_nak = false;
   // Retransmission timeout (go-back-N from the oldest unacked byte; selective repeat
   // resends every packet not selectively acked). Chosen well above
   // any RTT of these fabrics under PFC so that it fires only after real loss.
