@@ -12,6 +12,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 
 #include <fmt/format.h>
@@ -31,6 +32,9 @@ struct File {
   std::vector<Line> lines;  // non-blank lines only
   int last_line = 0;        // number of the last line in the file (0 if empty)
 };
+
+// A line with `fields` fields whose first two are integers: a link or flow record.
+bool looks_like_record(const Line& line, size_t fields);
 
 [[noreturn]] void fail(const std::string& path, int line, const std::string& what) {
   throw std::runtime_error(fmt::format("{}:{}: {}", path, line, what));
@@ -265,6 +269,11 @@ void parse_error_rate(const File& f, const Line& line, const std::string& token)
                      token));
 }
 
+bool looks_like_record(const Line& line, size_t fields) {
+  return line.fields.size() == fields && parse_uint<uint32_t>(line.fields[0]) &&
+         parse_uint<uint32_t>(line.fields[1]);
+}
+
 constexpr const char* kLinkFields = "'src dst rate delay error_rate' (e.g. 0 128 100Gbps 1000ns 0)";
 
 }  // namespace
@@ -373,10 +382,12 @@ TopologySpec read_ns3_topology(const std::string& path) {
     }
     spec.add_link(ends[0], ends[1], rate, delay);
   }
-  if (next < f.lines.size())
+  // ns-3 reads what the header declares and ignores the rest: the forks' files end with a
+  // free-text description. Another link line there is a miscounted header, not text.
+  if (next < f.lines.size() && looks_like_record(f.lines[next], 5))
     fail(path, f.lines[next].no,
-         fmt::format("unexpected extra line: the header (line {}) declares {} links", header.no,
-                     *link_count));
+         fmt::format("another link line after the {} links the header (line {}) declares",
+                     *link_count, header.no));
 
   for (uint32_t i = 0; i < *node_count; ++i)
     if (!is_switch[i] && host_link_line[i] == 0)
@@ -431,6 +442,8 @@ std::vector<FlowSpec> read_ns3_flows(const std::string& path, Ns3FlowFormat form
   constexpr const char* kHpcc = "HPCC 'src dst pg dport size start_seconds'";
   constexpr const char* kConweave = "ConWeave 'src dst pg size start_seconds'";
   int auto_line = 0;  // line that fixed the format under kAuto
+  std::unordered_map<uint64_t, uint16_t> hpcc_pair_ports;
+  std::unordered_map<uint32_t, uint16_t> conweave_sports, conweave_dports;
   std::vector<FlowSpec> flows;
   flows.reserve(static_cast<size_t>(std::min<uint64_t>(*count, 1u << 20)));
   size_t next = 1;
@@ -487,11 +500,29 @@ std::vector<FlowSpec> read_ns3_flows(const std::string& path, Ns3FlowFormat form
       fail(path, line.no,
            fmt::format("expected start time in seconds (decimal like 2.000001234), got '{}'",
                        start_tok));
-    flows.push_back(FlowSpec{*src, *dst, *size, Time{*start_ps}, tag});
+    FlowSpec flow{*src, *dst, *size, Time{*start_ps}, tag, {}, {}};
+    // network-load-balance.cc: "if (target_len == 0) target_len = 1".
+    if (!hpcc && flow.size_bytes == 0) flow.size_bytes = 1;
+    if (hpcc) {
+      // third.cc ScheduleFlowInputs: sport = portNumder[src][dst]++ (from 0), dport as given.
+      flow.sport = hpcc_pair_ports[(uint64_t{*src} << 32) | *dst]++;
+      flow.dport = static_cast<uint16_t>(*parse_uint<uint32_t>(line.fields[3], 65535));
+    } else {
+      // network-load-balance.cc ScheduleFlowInputs: per-host counters from 10000 (source)
+      // and 100 (destination), uint16_t as theirs.
+      auto s = conweave_sports.try_emplace(*src, uint16_t{10000}).first;
+      auto d = conweave_dports.try_emplace(*dst, uint16_t{100}).first;
+      flow.sport = s->second++;
+      flow.dport = d->second++;
+    }
+    flows.push_back(std::move(flow));
   }
-  if (next < f.lines.size())
+  // As for topologies: trailing text is ignored as ns-3 ignores it, another flow is not.
+  if (next < f.lines.size() &&
+      looks_like_record(f.lines[next], format == Ns3FlowFormat::kHpcc ? 6 : 5))
     fail(path, f.lines[next].no,
-         fmt::format("unexpected extra line: the flow count (line {}) is {}", header.no, *count));
+         fmt::format("another flow line after the {} flows the count (line {}) declares", *count,
+                     header.no));
   return flows;
 }
 

@@ -181,7 +181,7 @@ void write_fct_file(const std::string& path, Experiment& exp, const std::string&
   std::vector<FctLine> lines;
   for (const FlowRecord& r : exp.transport().records()) {
     if (!r.finished()) continue;
-    lines.push_back(FctLine{r.src.index(), r.dst.index(), r.sport, 4791, r.size_bytes,
+    lines.push_back(FctLine{r.src.index(), r.dst.index(), r.sport, r.dport, r.size_bytes,
                             r.start.ps / 1000, r.fct().ps / 1000, r.ideal_fct.ps / 1000});
   }
   std::ofstream out(path);

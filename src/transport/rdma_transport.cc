@@ -21,7 +21,8 @@ RdmaTransport::~RdmaTransport() {
 }
 
 FlowId RdmaTransport::add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time start,
-                               uint16_t tag) {
+                               uint16_t tag, std::optional<uint16_t> sport,
+                               std::optional<uint16_t> dport) {
   const FlowId f(static_cast<uint32_t>(flows_.size()));
   Sender s;
   s.src = src;
@@ -30,7 +31,7 @@ FlowId RdmaTransport::add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time
   s.line_rate_bps = net_.host_rate_bps(src);
   s.rate_bps = s.line_rate_bps;
   // Source port from the flow id, as the ns-3 simulators give each QP its own port.
-  s.sport = static_cast<uint16_t>(10000 + f.index() % 50000);
+  s.sport = sport.value_or(static_cast<uint16_t>(10000 + f.index() % 50000));
   s.flow_hash = static_cast<uint32_t>(
       mix64((uint64_t{src.index()} << 40) ^ (uint64_t{dst.index()} << 16) ^ s.sport));
   // Base RTT: one MTU data frame there and one ACK back on the default path, with
@@ -51,6 +52,7 @@ FlowId RdmaTransport::add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time
   r.start = start;
   r.tag = tag;
   r.sport = s.sport;
+  r.dport = dport.value_or(4791);
   r.ideal_fct = s.base_rtt +
                 serialization_delay(static_cast<int64_t>(w.message_wire_bytes(size_bytes)),
                                     std::min(s.line_rate_bps, net_.bottleneck_rate_bps(src, dst)));

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,7 @@ struct FlowRecord {
   Delta ideal_fct;
   uint16_t tag = 0;
   uint16_t sport = 0;
+  uint16_t dport = 0;
   bool finished() const { return finish != Time::never(); }
   Delta fct() const { return finish - start; }
 };
@@ -53,8 +55,10 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   RdmaTransport(Network& net, const TransportConfig& cfg, std::unique_ptr<CongestionControl> cc);
   ~RdmaTransport() override;
 
-  // Registers a flow that starts at `start`; the returned id is dense from 0.
-  FlowId add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time start, uint16_t tag = 0);
+  // Registers a flow that starts at `start`; the returned id is dense from 0. Without
+  // ports, the flow gets source port 10000 + id (mod 50000) and the RoCEv2 port 4791.
+  FlowId add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time start, uint16_t tag = 0,
+                  std::optional<uint16_t> sport = {}, std::optional<uint16_t> dport = {});
   // Called once per finished flow (not on the per-packet path).
   void set_on_finish(std::function<void(const FlowRecord&)> cb) { on_finish_ = std::move(cb); }
 

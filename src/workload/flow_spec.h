@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "sim/time.h"
@@ -14,6 +15,10 @@ struct FlowSpec {
   uint64_t size_bytes = 0;
   Time start;
   std::string tag;  // which generator made it, for per-class statistics
+  // UDP ports as a trace gives them (the ns-3 simulators number them per host; see
+  // scenario/ns3_format.h). Unset: the transport numbers the flow itself.
+  std::optional<uint16_t> sport;
+  std::optional<uint16_t> dport;
 };
 
 }  // namespace rocelab
