@@ -129,7 +129,7 @@ TEST_F(Ns3FormatTest, FlowsGetTheForksPortNumbers) {
                                  "4\n0 2 3 100 10 2\n1 3 3 101 10 2\n0 2 3 100 10 2.1\n"
                                  "0 3 3 7 10 2.2\n");
   const std::vector<FlowSpec> h = read_ns3_flows(hpcc, Ns3FlowFormat::kHpcc);
-  const uint16_t hpcc_sports[] = {0, 0, 1, 0};  // per (src, dst) pair, from 0
+  const uint16_t hpcc_sports[] = {10000, 10000, 10001, 10000};  // per (src, dst) pair
   const uint16_t hpcc_dports[] = {100, 101, 100, 7};
   for (size_t i = 0; i < h.size(); ++i) {
     EXPECT_EQ(h[i].sport, hpcc_sports[i]) << "flow " << i;

@@ -504,8 +504,9 @@ std::vector<FlowSpec> read_ns3_flows(const std::string& path, Ns3FlowFormat form
     // network-load-balance.cc: "if (target_len == 0) target_len = 1".
     if (!hpcc && flow.size_bytes == 0) flow.size_bytes = 1;
     if (hpcc) {
-      // third.cc ScheduleFlowInputs: sport = portNumder[src][dst]++ (from 0), dport as given.
-      flow.sport = hpcc_pair_ports[(uint64_t{*src} << 32) | *dst]++;
+      // third.cc: sport = portNumder[src][dst]++, each host pair from 10000; dport as given.
+      flow.sport = hpcc_pair_ports.try_emplace((uint64_t{*src} << 32) | *dst, uint16_t{10000})
+                       .first->second++;
       flow.dport = static_cast<uint16_t>(*parse_uint<uint32_t>(line.fields[3], 65535));
     } else {
       // network-load-balance.cc ScheduleFlowInputs: per-host counters from 10000 (source)

@@ -43,7 +43,7 @@ enum class Ns3FlowFormat {
 // Flows in file order; start times converted from decimal seconds to exact picoseconds (rounded
 // to the nearest picosecond beyond 12 decimals). pg is checked but not kept. Each flow gets
 // the UDP ports the simulator whose format it is would give it, so fct.txt rows join with
-// theirs on (src, dst, sport, dport): HPCC numbers sources per (src, dst) pair from 0 and
+// theirs on (src, dst, sport, dport): HPCC numbers sources per (src, dst) pair from 10000 and
 // takes dport from the file; ConWeave numbers sources per source host from 10000 and
 // destinations per destination host from 100.
 // Node ids are not checked against a topology here.
