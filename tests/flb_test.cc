@@ -211,7 +211,7 @@ TEST(FlbIsolation, VictimsKeepTheirThroughputAndTheCongestedFlowIsIsolatedBefore
 struct ReleaseCnmDropper : LoadBalancer {
   uint64_t dropped = 0;
   PortId choose_egress(Switch& sw, PacketId pkt, std::span<const PortId> c) override {
-    return c[sw.ecmp_index(sw.context().pkt(pkt), c.size())];
+    return c[sw.ecmp_index(sw.context().pkt(pkt), c)];
   }
   bool on_receive(Switch& sw, PacketId pkt, PortId) override {
     const Packet& p = sw.context().pkt(pkt);

@@ -10,7 +10,7 @@ namespace rocelab {
 class Ecmp final : public LoadBalancer {
  public:
   PortId choose_egress(Switch& sw, PacketId pkt, std::span<const PortId> candidates) override {
-    return candidates[sw.ecmp_index(sw.context().pkt(pkt), candidates.size())];
+    return candidates[sw.ecmp_index(sw.context().pkt(pkt), candidates)];
   }
 };
 

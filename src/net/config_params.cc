@@ -67,6 +67,10 @@ void describe(ParamVisitor& v, SwitchConfig& c) {
   v.bytes("buffer", c.buffer_bytes, 1, kNoLimit,
           "shared buffer per switch (12 MB; FLB testbed 22 MB, FLB simulations 9 MB)");
   v.count("queues", c.num_queues, 1, 1024, "data queues per egress port (8 802.1p classes)");
+  static const std::string kHashes[] = {"rocelab", "ns3"};
+  v.choice("ecmp_hash", c.ecmp_hash, kHashes,
+           "equal-cost next-hop hash: rocelab, or ns3 (MurmurHash3 of sip, dip, ports seeded "
+           "with the switch id, as the HPCC/ConWeave ns-3 simulators)");
   v.section(
       "ecn", [&](ParamVisitor& s) { describe(s, c.ecn); }, "RED/ECN marking");
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "sim/params.h"
 #include "sim/time.h"
@@ -51,6 +52,9 @@ struct SwitchConfig {
   // FLB simulations 9 MB.
   int64_t buffer_bytes = 12 * 1000 * 1000;
   uint32_t num_queues = 8;  // data queues per egress port (802.1p classes)
+  // Which hash picks among equal-cost next hops: rocelab's own (a 64-bit mix of the 5-tuple
+  // and a per-switch seed) or the ns-3 simulators' (net/ns3_ecmp_hash.h).
+  std::string ecmp_hash = "rocelab";
   PfcConfig pfc;
   EcnConfig ecn;
 };

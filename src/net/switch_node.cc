@@ -1,6 +1,7 @@
 #include "net/switch_node.h"
 
 #include "net/ecn.h"
+#include "net/ns3_ecmp_hash.h"
 
 namespace rocelab {
 
@@ -8,7 +9,8 @@ Switch::Switch(NetContext& ctx, NodeId id, const NodeSpec& spec, const SwitchCon
     : Node(ctx, id, spec),
       cfg_(cfg),
       rng_(ctx.seed, "switch", id.index()),
-      ecmp_seed_(mix64(ctx.seed ^ hash_name("ecmp") ^ (uint64_t{id.index()} << 20))) {}
+      ecmp_seed_(mix64(ctx.seed ^ hash_name("ecmp") ^ (uint64_t{id.index()} << 20))),
+      ns3_hash_(cfg.ecmp_hash == "ns3") {}
 
 void Switch::finalize() {
   std::vector<int64_t> headroom;
@@ -29,8 +31,25 @@ void Switch::finalize() {
   mmu_.init(cfg_, headroom);
 }
 
-size_t Switch::ecmp_index(const Packet& p, size_t n) const {
-  return static_cast<size_t>(mix64(ecmp_seed_ ^ p.flow_hash) % n);
+size_t Switch::ecmp_index(const Packet& p, std::span<const PortId> hops) const {
+  const size_t n = hops.size();
+  if (!ns3_hash_ ||
+      (p.type != PacketType::kData && p.type != PacketType::kAck && p.type != PacketType::kNak))
+    return static_cast<size_t>(mix64(ecmp_seed_ ^ p.flow_hash) % n);
+  // ns-3: an ACK/NAK carries the data's ports swapped (rdma-hw.cc ReceiveUdp).
+  const bool reply = p.type != PacketType::kData;
+  const uint32_t h = ns3_ecmp_hash(p.src.index(), p.dst.index(), reply ? p.dport : p.sport,
+                                   reply ? p.sport : p.dport, id_.index());
+  // Their routing table lists next hops in the order their BFS from the destination found
+  // them, which is neighbour node-id order in leaf-spines and fat-trees.
+  const size_t rank = h % n;
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t peer = ports_[hops[i].index()]->peer()->id().index();
+    size_t below = 0;
+    for (size_t j = 0; j < n; ++j) below += ports_[hops[j].index()]->peer()->id().index() < peer;
+    if (below == rank) return i;
+  }
+  return rank;
 }
 
 PortId Switch::route(PacketId pkt, Packet& p) {
@@ -47,7 +66,7 @@ PortId Switch::route(PacketId pkt, Packet& p) {
     return out;
   }
   if (p.type == PacketType::kData && lb_) return lb_->choose_egress(*this, pkt, hops);
-  return hops[ecmp_index(p, hops.size())];
+  return hops[ecmp_index(p, hops)];
 }
 
 void Switch::receive(PacketId pkt, PortId in_port) {

@@ -33,7 +33,8 @@ class Switch final : public Node {
   // Sends a control packet out of `port` (strict priority, not PFC-accounted).
   void send_control(PacketId pkt, PortId port) { port_of(port).enqueue(pkt); }
   // ECMP: the 5-tuple hash mixed with this switch's seed picks among n candidates.
-  size_t ecmp_index(const Packet& p, size_t n) const;
+  // The equal-cost choice among `hops` for a packet (switch.ecmp_hash).
+  size_t ecmp_index(const Packet& p, std::span<const PortId> hops) const;
 
   const SwitchConfig& config() const { return cfg_; }
   const Mmu& mmu() const { return mmu_; }
@@ -54,6 +55,7 @@ class Switch final : public Node {
   std::unique_ptr<LoadBalancer> lb_;
   RandomStream rng_;
   uint64_t ecmp_seed_;
+  bool ns3_hash_ = false;
   uint64_t pause_frames_sent_ = 0;
 };
 

@@ -527,10 +527,6 @@ std::vector<FlowSpec> read_ns3_flows(const std::string& path, Ns3FlowFormat form
   return flows;
 }
 
-uint32_t ns3_node_ip(uint32_t node_id) {
-  return 0x0b000001u + (node_id / 256) * 0x00010000u + (node_id % 256) * 0x00000100u;
-}
-
 void write_ns3_fct(std::ostream& out, const std::vector<FctLine>& lines, Ns3FctStyle style) {
   std::string buf;
   for (const FctLine& l : lines) {

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "net/ns3_ecmp_hash.h"  // ns3_node_ip
 #include "net/topology.h"
 #include "workload/flow_spec.h"
 
@@ -65,10 +66,6 @@ enum class Ns3FctStyle {
   kHpcc,      // sip/dip as %08x IPv4 addresses
   kConweave,  // sip/dip as decimal node ids
 };
-
-// HPCC's node_id_to_ip: 0x0b000001 + (id / 256) * 0x10000 + (id % 256) * 0x100, i.e.
-// 11.(id/256).(id%256).1.
-uint32_t ns3_node_ip(uint32_t node_id);
 
 void write_ns3_fct(std::ostream& out, const std::vector<FctLine>& lines,
                    Ns3FctStyle style = Ns3FctStyle::kHpcc);

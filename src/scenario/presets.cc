@@ -28,6 +28,9 @@ void ns3_common(ScenarioConfig& c) {
   c.transport.cnp_delivery = CnpDelivery::kAckFlag;  // ReceiveUdp: seqh.SetCnp()
   c.transport.cnp_interval = Delta::zero();
   c.switch_config.ecn.enabled = true;  // ENABLE_QCN 1
+  // switch-node.cc EcmpHash: ECMP (and every ACK/NAK, whatever the load balancer) hashes as
+  // theirs, so imported flows take their paths.
+  c.switch_config.ecmp_hash = "ns3";
   c.fc = "pfc";
   c.pfc.mode = PfcThresholdMode::kDynamic;  // USE_DYNAMIC_PFC_THRESHOLD 1
   c.cc = "dcqcn";                           // CC_MODE 1

@@ -32,6 +32,7 @@ FlowId RdmaTransport::add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time
   s.rate_bps = s.line_rate_bps;
   // Source port from the flow id, as the ns-3 simulators give each QP its own port.
   s.sport = sport.value_or(static_cast<uint16_t>(10000 + f.index() % 50000));
+  s.dport = dport.value_or(4791);
   s.flow_hash = static_cast<uint32_t>(
       mix64((uint64_t{src.index()} << 40) ^ (uint64_t{dst.index()} << 16) ^ s.sport));
   // Base RTT: one MTU data frame there and one ACK back on the default path, with
@@ -52,7 +53,7 @@ FlowId RdmaTransport::add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time
   r.start = start;
   r.tag = tag;
   r.sport = s.sport;
-  r.dport = dport.value_or(4791);
+  r.dport = s.dport;
   r.ideal_fct = s.base_rtt +
                 serialization_delay(static_cast<int64_t>(w.message_wire_bytes(size_bytes)),
                                     std::min(s.line_rate_bps, net_.bottleneck_rate_bps(src, dst)));
@@ -193,6 +194,7 @@ PacketId RdmaTransport::pull_data(NodeId host, const EgressPort& port, Time* nex
     p.seq = seq;
     p.flow_hash = s.flow_hash;
     p.sport = s.sport;
+    p.dport = s.dport;
     p.sent_time = now;
 
     ++counters_.data_packets_sent;
@@ -251,6 +253,7 @@ void RdmaTransport::send_control(const Packet& data, PacketType type, uint64_t s
   c.sack_seq = sack_seq;
   c.flow_hash = static_cast<uint32_t>(mix64(data.flow_hash ^ 0xac4c));  // reverse 5-tuple
   c.sport = data.sport;
+  c.dport = data.dport;
   c.sent_time = data.sent_time;  // echoed for RTT samples
   if (ack_carries_cnp_ && (type == PacketType::kAck || type == PacketType::kNak)) {
     c.cnp_flag = true;

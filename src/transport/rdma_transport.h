@@ -121,6 +121,7 @@ class RdmaTransport final : public HostAgent, public EventHandler {
     TimerSlot rto;
     uint32_t flow_hash = 0;
     uint16_t sport = 0;
+    uint16_t dport = 0;
     bool started = false;
     bool finished = false;
     bool hold = false;
