@@ -32,6 +32,14 @@ void describe(ParamVisitor& v, PfcConfig& c) {
           "static XOFF threshold (256 KiB: FLB §4.3)");
   v.bytes("resume_offset", c.resume_offset_bytes, 0, kNoLimit,
           "XON when the counter is this far below XOFF (3 KiB: HPCC ns-3 resume_offset)");
+  v.bytes("guaranteed", c.guaranteed_bytes, 0, kNoLimit,
+          "bytes per ingress and class outside the XOFF count and the shared pool (0; HPCC "
+          "ns-3 4 KiB, ConWeave ns-3 2 x 1048 B)");
+  v.bytes("pool_reserve_per_port", c.pool_reserve_per_port_bytes, 0, kNoLimit,
+          "taken off the shared pool per port (0; HPCC ns-3 4 KiB, ConWeave ns-3 8 x 1048 B)");
+  v.rate("alpha_rate_reference", c.alpha_rate_reference_bps, 0, gbps(100000),
+         "alpha doubles per doubling of the ingress rate over this, up to 1 (0 = off; HPCC "
+         "ns-3: the NIC rate)");
   v.bytes("headroom", c.headroom_bytes, 0, kNoLimit,
           "headroom per ingress and lossless class; 0 = sized from the link (below)");
   v.real("headroom_delay_factor", c.headroom_delay_factor, 0, 100,

@@ -21,8 +21,10 @@ int64_t pfc_headroom_bytes(const PfcConfig& pfc, const WireModel& wire, BitsPerS
 
 class Mmu {
  public:
-  // `headroom_per_port` is the headroom of each ingress port (for each lossless class).
-  void init(const SwitchConfig& cfg, const std::vector<int64_t>& headroom_per_port);
+  // `headroom_per_port` is the headroom of each ingress port (for each lossless class),
+  // `rate_per_port` its link rate (for PfcConfig::alpha_rate_reference_bps).
+  void init(const SwitchConfig& cfg, const std::vector<int64_t>& headroom_per_port,
+            const std::vector<BitsPerSec>& rate_per_port = {});
 
   // Accounts an arriving data packet; false means it is dropped.
   bool admit(PortId in, Priority prio, int64_t bytes);
@@ -33,13 +35,12 @@ class Mmu {
   bool take_pause(PortId in, Priority prio);
   bool take_resume(PortId in, Priority prio);
 
-  int64_t xoff_threshold() const;
-  int64_t used_bytes() const { return shared_total_ + headroom_total_used_; }
+  int64_t xoff_threshold(PortId in) const;
   int64_t shared_capacity() const { return shared_capacity_; }
   int64_t headroom_of(PortId in) const { return headroom_per_port_[in.index()]; }
   int64_t ingress_bytes(PortId in, Priority prio) const {
     const size_t i = slot(in, prio);
-    return shared_used_[i] + headroom_used_[i];
+    return guaranteed_used_[i] + shared_used_[i] + headroom_used_[i];
   }
   bool pause_sent(PortId in, Priority prio) const { return pause_sent_[slot(in, prio)] != 0; }
   bool lossless(Priority prio) const {
@@ -54,7 +55,9 @@ class Mmu {
 
   SwitchConfig cfg_;
   std::vector<int64_t> headroom_per_port_;
+  std::vector<int64_t> guaranteed_used_;
   std::vector<int64_t> shared_used_;
+  std::vector<double> alpha_per_port_;
   std::vector<int64_t> headroom_used_;
   std::vector<uint8_t> pause_sent_;
   int64_t shared_capacity_ = 0;

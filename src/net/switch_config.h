@@ -29,6 +29,17 @@ struct PfcConfig {
   int64_t headroom_bytes = 0;
   double headroom_delay_factor = 2;
   uint32_t headroom_mtus = 3;
+  // Bytes of each (ingress, lossless class) that are its own and do not count against the
+  // XOFF threshold or the shared pool (HPCC ns-3 switch-mmu.cc reserve 4 KiB; ConWeave
+  // ns-3 pg_min + port_min = 2 MTU frames of 1048 B).
+  int64_t guaranteed_bytes = 0;
+  // Taken off the shared pool per switch port (HPCC ns-3 total_rsrv: 4 KiB per port;
+  // ConWeave ns-3: 8 queues x 1048 B per port).
+  int64_t pool_reserve_per_port_bytes = 0;
+  // When set, the dynamic alpha of an ingress port doubles for each doubling of its rate
+  // over this reference, up to 1 (HPCC ns-3 third.cc: pfc_a_shift drops by one per
+  // doubling over the NIC rate). 0 = the same alpha on every port.
+  BitsPerSec alpha_rate_reference_bps = 0;
   // Classes that are lossless (PFC-protected, headroom reserved); bit i = priority i.
   // RoCE deployments commonly run RDMA on priority 3.
   uint32_t lossless_priorities = 1u << 3;

@@ -14,8 +14,10 @@ Switch::Switch(NetContext& ctx, NodeId id, const NodeSpec& spec, const SwitchCon
 
 void Switch::finalize() {
   std::vector<int64_t> headroom;
+  std::vector<BitsPerSec> rates;
   const WireModel& w = ctx_.wire;
   for (const auto& port : ports_) {
+    rates.push_back(port->rate_bps());
     const int64_t h = pfc_headroom_bytes(cfg_.pfc, w, port->rate_bps(), port->delay());
     headroom.push_back(h);
     // RED thresholds of this port, scaled to its rate when a reference rate is set.
@@ -28,7 +30,7 @@ void Switch::finalize() {
     }
     port_ecn_.push_back(ecn);
   }
-  mmu_.init(cfg_, headroom);
+  mmu_.init(cfg_, headroom, rates);
 }
 
 size_t Switch::ecmp_index(const Packet& p, std::span<const PortId> hops) const {

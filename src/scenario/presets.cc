@@ -40,13 +40,17 @@ void ns3_common(ScenarioConfig& c) {
 // simulation/run.py sets it for 100 Gb/s hosts (bw = 100).
 void hpcc_ns3(ScenarioConfig& c) {
   ns3_common(c);
-  c.switch_config.buffer_bytes = 32 * 1000 * 1000;    // run.py: 16 * bw / 50 MB
+  // run.py BUFFER_SIZE 16 * bw / 50; third.cc ConfigBufferSize(buffer_size * 1024 * 1024)
+  c.switch_config.buffer_bytes = 32 * 1024 * 1024;
   c.switch_config.ecn.kmin_bytes = 100 * 1000;        // KMIN 100 * bw / 25 KB at 25G ...
   c.switch_config.ecn.kmax_bytes = 400 * 1000;        // KMAX 400 * bw / 25 KB
   c.switch_config.ecn.reference_rate_bps = gbps(25);  // ... scaled with each port's rate
   c.switch_config.ecn.pmax = 0.2;                     // PMAX 0.2
-  c.pfc.alpha = 1.0 / 8;                              // third.cc pfc_a_shift 3
+  c.pfc.alpha = 1.0 / 8;                              // third.cc pfc_a_shift 3 ...
+  c.pfc.alpha_rate_reference_bps = gbps(100);         // ... minus 1 per doubling over the NIC
   c.pfc.resume_offset_bytes = 3 * 1024;               // switch-mmu.cc resume_offset 3 KB
+  c.pfc.guaranteed_bytes = 4 * 1024;                  // switch-mmu.cc reserve 4 KB
+  c.pfc.pool_reserve_per_port_bytes = 4 * 1024;       // ConfigNPort: total_rsrv += reserve
   c.pfc.headroom_delay_factor = 3;                    // headroom = rate * delay * 3
   c.pfc.headroom_mtus = 0;
   c.transport.nak_interval = Delta::from_us(500);  // rdma-hw.cc NACK Generation Interval
@@ -55,12 +59,19 @@ void hpcc_ns3(ScenarioConfig& c) {
 // ConWeave simulator (conweave-project/conweave-ns3), run.py at 100 Gb/s.
 void conweave_ns3(ScenarioConfig& c) {
   ns3_common(c);
-  c.switch_config.buffer_bytes = 9 * 1000 * 1000;  // run.py --buffer 9 (MB)
-  c.switch_config.ecn.kmin_bytes = 100 * 1000;     // run.py KMIN_MAP: 100 KB at every rate
-  c.switch_config.ecn.kmax_bytes = 400 * 1000;     // KMAX_MAP: 400 KB
+  // run.py --buffer 9; network-load-balance.cc ConfigBufferSize(buffer_size * 1024 * 1024)
+  c.switch_config.buffer_bytes = 9 * 1024 * 1024;
+  c.switch_config.ecn.kmin_bytes = 100 * 1000;  // run.py KMIN_MAP: 100 KB at every rate
+  c.switch_config.ecn.kmax_bytes = 400 * 1000;  // KMAX_MAP: 400 KB
   c.switch_config.ecn.reference_rate_bps = 0;
-  c.switch_config.ecn.pmax = 0.2;   // PMAX_MAP 0.2
-  c.pfc.alpha = 1.0 / 16;           // switch-mmu.cc IngressAlpha 0.0625
+  c.switch_config.ecn.pmax = 0.2;  // PMAX_MAP 0.2
+  c.pfc.alpha = 1.0 / 16;          // switch-mmu.cc IngressAlpha 0.0625
+  // switch-mmu.cc GetPauseClasses: the count above m_pg_min_cell + m_port_min_cell (two
+  // 1048 B MTUs) against alpha x (the pool less qCnt = 8 MTUs per port, less what is
+  // used); GetResumeClasses: below alpha x (... - 16 B), i.e. 1 B under the threshold.
+  c.pfc.guaranteed_bytes = 2 * 1048;
+  c.pfc.pool_reserve_per_port_bytes = 8 * 1048;
+  c.pfc.resume_offset_bytes = 1;
   c.pfc.headroom_delay_factor = 2;  // rate * delay * 2 + 2 * MTU
   c.pfc.headroom_mtus = 2;
   c.transport.nak_interval = Delta::from_us(4);  // rdma-hw.cc NACKGenerationInterval 4

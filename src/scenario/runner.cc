@@ -28,7 +28,8 @@ nlohmann::json run_scenario(ScenarioConfig& c, const RunOptions& o) {
   ExperimentSpec spec = build_experiment(c);
   Experiment exp(spec);
   std::unique_ptr<TimeSeriesRecorder> ts;
-  if (!o.out_dir.empty() && c.outputs.timeseries_interval > Delta::zero())
+  // PFC events are recorded as they happen, with or without a sampling interval.
+  if (!o.out_dir.empty() && (c.outputs.timeseries_interval > Delta::zero() || c.outputs.pfc_events))
     ts = std::make_unique<TimeSeriesRecorder>(exp, c.outputs, o.out_dir);
 
   const Time end = spec.stop;

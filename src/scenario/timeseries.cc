@@ -49,7 +49,8 @@ TimeSeriesRecorder::TimeSeriesRecorder(Experiment& exp, const OutputConfig& cfg,
            << (e.xoff ? "XOFF" : "XON") << '\n';
     };
   }
-  exp.sim().schedule(Time::zero() + cfg.timeseries_interval, handler_, 0);
+  if (cfg.timeseries_interval > Delta::zero())
+    exp.sim().schedule(Time::zero() + cfg.timeseries_interval, handler_, 0);
 }
 
 TimeSeriesRecorder::~TimeSeriesRecorder() {

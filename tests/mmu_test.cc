@@ -1,0 +1,69 @@
+// The switch MMU's PFC accounting (net/mmu.h) at hand-computed byte counts, including the
+// ns-3 simulators' guaranteed bytes, pool reserve and rate-scaled alpha.
+#include <gtest/gtest.h>
+
+#include "net/mmu.h"
+
+namespace rocelab {
+namespace {
+
+constexpr Priority kRdma = 3;
+
+SwitchConfig config(int64_t buffer, double alpha) {
+  SwitchConfig c;
+  c.buffer_bytes = buffer;
+  c.pfc.alpha = alpha;
+  c.pfc.resume_offset_bytes = 3000;
+  return c;
+}
+
+TEST(Mmu, DynamicXoffIsAlphaTimesTheFreePoolAfterHeadroomAndReserve) {
+  SwitchConfig c = config(1'000'000, 1.0 / 8);
+  c.pfc.pool_reserve_per_port_bytes = 4096;
+  Mmu mmu;
+  mmu.init(c, {50'000, 50'000});
+  // Pool: 1,000,000 - 2 x 50,000 headroom - 2 x 4096 reserve = 891,808.
+  EXPECT_EQ(mmu.shared_capacity(), 891'808);
+  EXPECT_EQ(mmu.xoff_threshold(PortId(0)), 891'808 / 8);
+  ASSERT_TRUE(mmu.admit(PortId(1), kRdma, 100'000));
+  EXPECT_EQ(mmu.xoff_threshold(PortId(0)), (891'808 - 100'000) / 8);
+}
+
+TEST(Mmu, GuaranteedBytesCountNeitherForXoffNorThePool) {
+  SwitchConfig c = config(1'000'000, 1.0 / 8);
+  c.pfc.guaranteed_bytes = 4096;
+  Mmu mmu;
+  mmu.init(c, {50'000, 50'000});
+  const int64_t pool = 900'000;
+  ASSERT_TRUE(mmu.admit(PortId(0), kRdma, 4096));  // all guaranteed
+  EXPECT_EQ(mmu.xoff_threshold(PortId(0)), pool / 8);
+  EXPECT_FALSE(mmu.take_pause(PortId(0), kRdma));
+  // Fill the shared part: XOFF once shared >= alpha x free, i.e. s >= (900,000 - s) / 8,
+  // s >= 100,000.
+  for (int i = 0; i < 99; ++i) ASSERT_TRUE(mmu.admit(PortId(0), kRdma, 1000));
+  EXPECT_FALSE(mmu.take_pause(PortId(0), kRdma)) << "99,000 shared < 801,000 / 8";
+  ASSERT_TRUE(mmu.admit(PortId(0), kRdma, 1000));
+  EXPECT_TRUE(mmu.take_pause(PortId(0), kRdma)) << "100,000 shared >= 800,000 / 8";
+  EXPECT_EQ(mmu.ingress_bytes(PortId(0), kRdma), 104'096);
+  // XON when shared + resume offset <= XOFF: s + 3000 <= (900,000 - s) / 8, s <= 97,333.
+  mmu.release(PortId(0), kRdma, 2000);
+  EXPECT_FALSE(mmu.take_resume(PortId(0), kRdma)) << "98,000 shared";
+  mmu.release(PortId(0), kRdma, 1000);
+  EXPECT_TRUE(mmu.take_resume(PortId(0), kRdma)) << "97,000 shared";
+  mmu.release(PortId(0), kRdma, 97'000 + 4096);
+  EXPECT_EQ(mmu.check_drained(), "");
+}
+
+TEST(Mmu, AlphaDoublesPerDoublingOfThePortRateOverTheReference) {
+  SwitchConfig c = config(1'000'000, 1.0 / 8);
+  c.pfc.alpha_rate_reference_bps = gbps(100);
+  Mmu mmu;
+  mmu.init(c, {0, 0, 0, 0}, {gbps(100), gbps(200), gbps(400), gbps(1600)});
+  EXPECT_EQ(mmu.xoff_threshold(PortId(0)), 1'000'000 / 8);  // HPCC pfc_a_shift 3
+  EXPECT_EQ(mmu.xoff_threshold(PortId(1)), 1'000'000 / 4);  // shift 2
+  EXPECT_EQ(mmu.xoff_threshold(PortId(2)), 1'000'000 / 2);  // shift 1
+  EXPECT_EQ(mmu.xoff_threshold(PortId(3)), 1'000'000);      // shift 0 at most
+}
+
+}  // namespace
+}  // namespace rocelab
