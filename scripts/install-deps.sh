@@ -3,8 +3,8 @@
 #   --plots  also python3-matplotlib (the reproduction plots)
 set -euo pipefail
 packages=(g++ cmake ninja-build libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
-          libgtest-dev libbenchmark-dev)
-[ "${1:-}" = "--plots" ] && packages+=(python3 python3-matplotlib)
+          libgtest-dev libbenchmark-dev python3)
+[ "${1:-}" = "--plots" ] && packages+=(python3-matplotlib)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
