@@ -67,3 +67,26 @@ TEST(Mmu, AlphaDoublesPerDoublingOfThePortRateOverTheReference) {
 
 }  // namespace
 }  // namespace rocelab
+
+namespace rocelab {
+namespace {
+
+// The ns-3 simulators' KMIN/KMAX/PMAX maps: an entry per link speed, else the scaled base.
+TEST(EcnConfig, PerRateEntriesComeBeforeReferenceScaling) {
+  EcnConfig ecn;
+  ecn.kmin_bytes = 100'000;
+  ecn.kmax_bytes = 400'000;
+  ecn.pmax = 0.2;
+  ecn.reference_rate_bps = gbps(25);
+  ecn.per_rate = {{gbps(50), 100'000, 400'000, 0.0}};
+  const EcnConfig at50 = ecn.for_port(gbps(50));
+  EXPECT_EQ(at50.kmin_bytes, 100'000);
+  EXPECT_EQ(at50.pmax, 0.0);
+  const EcnConfig at100 = ecn.for_port(gbps(100));
+  EXPECT_EQ(at100.kmin_bytes, 400'000);
+  EXPECT_EQ(at100.kmax_bytes, 1'600'000);
+  EXPECT_EQ(at100.pmax, 0.2);
+}
+
+}  // namespace
+}  // namespace rocelab

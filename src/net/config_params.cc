@@ -69,6 +69,36 @@ void describe(ParamVisitor& v, EcnConfig& c) {
   v.rate("reference_rate", c.reference_rate_bps, 0, kNoLimit,
          "if set, kmin/kmax hold at this port rate and scale with each port's rate");
   v.require(c.kmin_bytes < c.kmax_bytes, "kmax", "kmin must be below kmax");
+  size_t n = c.per_rate.size();
+  v.list(
+      "per_rate", n, [&](size_t k) { c.per_rate.resize(k); },
+      [&](ParamVisitor& item, size_t i) {
+        auto& r = c.per_rate[i];
+        item.rate("rate", r.rate_bps, 1, kNoLimit, "ports of exactly this rate");
+        item.bytes("kmin", r.kmin_bytes, 0, kNoLimit, "no marking at or below");
+        item.bytes("kmax", r.kmax_bytes, 0, kNoLimit, "always mark above");
+        item.real("pmax", r.pmax, 0, 1, "marking probability at kmax");
+        item.require(r.kmin_bytes <= r.kmax_bytes, "kmax", "kmin must not be above kmax");
+      },
+      "thresholds for ports of given rates, ahead of kmin/kmax/pmax (the ns-3 simulators' "
+      "KMIN_MAP/KMAX_MAP/PMAX_MAP)");
+}
+
+EcnConfig EcnConfig::for_port(BitsPerSec rate_bps) const {
+  EcnConfig ecn = *this;
+  for (const RateSetting& r : per_rate)
+    if (r.rate_bps == rate_bps) {
+      ecn.kmin_bytes = r.kmin_bytes;
+      ecn.kmax_bytes = r.kmax_bytes;
+      ecn.pmax = r.pmax;
+      return ecn;
+    }
+  if (reference_rate_bps > 0) {
+    const double k = static_cast<double>(rate_bps) / static_cast<double>(reference_rate_bps);
+    ecn.kmin_bytes = static_cast<int64_t>(static_cast<double>(kmin_bytes) * k);
+    ecn.kmax_bytes = static_cast<int64_t>(static_cast<double>(kmax_bytes) * k);
+  }
+  return ecn;
 }
 
 void describe(ParamVisitor& v, SwitchConfig& c) {

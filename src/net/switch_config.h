@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "sim/params.h"
 #include "sim/time.h"
@@ -56,6 +57,17 @@ struct EcnConfig {
   // When set, kmin/kmax are for a port of this rate and scale linearly with each port's
   // rate (HPCC ns-3 KMIN/KMAX maps: 100/400 KB at 25G ... 400/1600 KB at 100G).
   BitsPerSec reference_rate_bps = 0;
+  // Settings for ports of exactly these rates, ahead of the above (the ns-3 simulators'
+  // KMIN_MAP / KMAX_MAP / PMAX_MAP, one entry per link speed).
+  struct RateSetting {
+    BitsPerSec rate_bps = 0;
+    int64_t kmin_bytes = 0;
+    int64_t kmax_bytes = 0;
+    double pmax = 0;
+  };
+  std::vector<RateSetting> per_rate;
+  // The thresholds of a port of this rate.
+  EcnConfig for_port(BitsPerSec rate_bps) const;
 };
 
 struct SwitchConfig {

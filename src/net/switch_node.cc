@@ -20,15 +20,7 @@ void Switch::finalize() {
     rates.push_back(port->rate_bps());
     const int64_t h = pfc_headroom_bytes(cfg_.pfc, w, port->rate_bps(), port->delay());
     headroom.push_back(h);
-    // RED thresholds of this port, scaled to its rate when a reference rate is set.
-    EcnConfig ecn = cfg_.ecn;
-    if (ecn.reference_rate_bps > 0) {
-      const double k =
-          static_cast<double>(port->rate_bps()) / static_cast<double>(ecn.reference_rate_bps);
-      ecn.kmin_bytes = static_cast<int64_t>(static_cast<double>(ecn.kmin_bytes) * k);
-      ecn.kmax_bytes = static_cast<int64_t>(static_cast<double>(ecn.kmax_bytes) * k);
-    }
-    port_ecn_.push_back(ecn);
+    port_ecn_.push_back(cfg_.ecn.for_port(port->rate_bps()));
   }
   mmu_.init(cfg_, headroom, rates);
 }

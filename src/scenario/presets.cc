@@ -46,12 +46,15 @@ void hpcc_ns3(ScenarioConfig& c) {
   c.switch_config.ecn.kmax_bytes = 400 * 1000;        // KMAX 400 * bw / 25 KB
   c.switch_config.ecn.reference_rate_bps = gbps(25);  // ... scaled with each port's rate
   c.switch_config.ecn.pmax = 0.2;                     // PMAX 0.2
-  c.pfc.alpha = 1.0 / 8;                              // third.cc pfc_a_shift 3 ...
-  c.pfc.alpha_rate_reference_bps = gbps(100);         // ... minus 1 per doubling over the NIC
-  c.pfc.resume_offset_bytes = 3 * 1024;               // switch-mmu.cc resume_offset 3 KB
-  c.pfc.guaranteed_bytes = 4 * 1024;                  // switch-mmu.cc reserve 4 KB
-  c.pfc.pool_reserve_per_port_bytes = 4 * 1024;       // ConfigNPort: total_rsrv += reserve
-  c.pfc.headroom_delay_factor = 3;                    // headroom = rate * delay * 3
+  // run.py KMIN_MAP / KMAX_MAP / PMAX_MAP at bw = 100: the host rate and 4x it.
+  c.switch_config.ecn.per_rate = {{gbps(100), 400 * 1000, 1600 * 1000, 0.2},
+                                  {gbps(400), 1600 * 1000, 6400 * 1000, 0.2}};
+  c.pfc.alpha = 1.0 / 8;                         // third.cc pfc_a_shift 3 ...
+  c.pfc.alpha_rate_reference_bps = gbps(100);    // ... minus 1 per doubling over the NIC
+  c.pfc.resume_offset_bytes = 3 * 1024;          // switch-mmu.cc resume_offset 3 KB
+  c.pfc.guaranteed_bytes = 4 * 1024;             // switch-mmu.cc reserve 4 KB
+  c.pfc.pool_reserve_per_port_bytes = 4 * 1024;  // ConfigNPort: total_rsrv += reserve
+  c.pfc.headroom_delay_factor = 3;               // headroom = rate * delay * 3
   c.pfc.headroom_mtus = 0;
   c.transport.nak_interval = Delta::from_us(500);  // rdma-hw.cc NACK Generation Interval
 }
@@ -65,7 +68,12 @@ void conweave_ns3(ScenarioConfig& c) {
   c.switch_config.ecn.kmax_bytes = 400 * 1000;  // KMAX_MAP: 400 KB
   c.switch_config.ecn.reference_rate_bps = 0;
   c.switch_config.ecn.pmax = 0.2;  // PMAX_MAP 0.2
-  c.pfc.alpha = 1.0 / 16;          // switch-mmu.cc IngressAlpha 0.0625
+  // run.py's maps for bw = 100 list six rates; its PMAX_MAP formats the first two with
+  // %d, so 20G and 50G ports mark with probability 0 below kmax.
+  c.switch_config.ecn.per_rate.clear();
+  for (BitsPerSec r : {gbps(20), gbps(50), gbps(100), gbps(200), gbps(250), gbps(400)})
+    c.switch_config.ecn.per_rate.push_back({r, 100 * 1000, 400 * 1000, r < gbps(100) ? 0.0 : 0.2});
+  c.pfc.alpha = 1.0 / 16;  // switch-mmu.cc IngressAlpha 0.0625
   // switch-mmu.cc GetPauseClasses: the count above m_pg_min_cell + m_port_min_cell (two
   // 1048 B MTUs) against alpha x (the pool less qCnt = 8 MTUs per port, less what is
   // used); GetResumeClasses: below alpha x (... - 16 B), i.e. 1 B under the threshold.
