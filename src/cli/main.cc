@@ -84,15 +84,20 @@ int cmd_list() {
 
 int cmd_import(const std::string& topo_path, const std::string& flows_path,
                const std::string& format, const std::string& preset, const std::string& out) {
-  read_ns3_topology(topo_path);  // validates; errors name the file and line
+  std::string topo_note, flows_note;
+  read_ns3_topology(topo_path, &topo_note);  // validates; errors name the file and line
   const Ns3FlowFormat f = format == "hpcc"       ? Ns3FlowFormat::kHpcc
                           : format == "conweave" ? Ns3FlowFormat::kConweave
                                                  : Ns3FlowFormat::kAuto;
-  const auto flows = read_ns3_flows(flows_path, f, "trace");
+  const auto flows = read_ns3_flows(flows_path, f, "trace", &flows_note);
+  for (const std::string* note : {&topo_note, &flows_note})
+    if (!note->empty()) std::fprintf(stderr, "rocelab: note: %s\n", note->c_str());
   ScenarioConfig c;
   if (!preset.empty() && preset != "none") apply_preset(preset, c);
   c.name = std::filesystem::path(out).stem().string();
   c.description = "imported from " + topo_path + " and " + flows_path;
+  for (const std::string* note : {&topo_note, &flows_note})
+    if (!note->empty()) c.description += "; " + *note;
   c.topology.type = "ns3";
   c.topology.file = std::filesystem::absolute(topo_path).string();
   WorkloadConfig w;

@@ -33,7 +33,9 @@ namespace rocelab {
 // host attached are kEdge; the others kAggregation (1 switch hop from an edge switch) or kCore
 // (2 or more). Rejects nonzero error rates (loss is not modelled), hosts without exactly one
 // link, and switches not connected to any host.
-TopologySpec read_ns3_topology(const std::string& path);
+// Lines after the declared links are ignored, as ns-3 ignores them; `ignored` (if given)
+// then receives a note naming them.
+TopologySpec read_ns3_topology(const std::string& path, std::string* ignored = nullptr);
 
 enum class Ns3FlowFormat {
   kHpcc,      // src dst pg dport size start_seconds
@@ -49,7 +51,8 @@ enum class Ns3FlowFormat {
 // destinations per destination host from 100.
 // Node ids are not checked against a topology here.
 std::vector<FlowSpec> read_ns3_flows(const std::string& path, Ns3FlowFormat fmt,
-                                     const std::string& tag = "trace");
+                                     const std::string& tag = "trace",
+                                     std::string* ignored = nullptr);
 
 struct FctLine {
   uint32_t src_node = 0;
