@@ -105,6 +105,10 @@ void describe(ParamVisitor& v, SwitchConfig& c) {
   v.bytes("buffer", c.buffer_bytes, 1, kNoLimit,
           "shared buffer per switch (12 MB; FLB testbed 22 MB, FLB simulations 9 MB)");
   v.count("queues", c.num_queues, 1, 1024, "data queues per egress port (8 802.1p classes)");
+  static const std::string kAckQueues[] = {"control", "data"};
+  v.choice("ack_queue", c.ack_queue, kAckQueues,
+           "ACK/NAK at switch egress: control = strict priority over data (ConWeave ns-3), data "
+           "= in their class's queue with data, counted by the MMU (HPCC ns-3 switches)");
   static const std::string kHashes[] = {"rocelab", "ns3"};
   v.choice("ecmp_hash", c.ecmp_hash, kHashes,
            "equal-cost next-hop hash: rocelab, or ns3 (MurmurHash3 of sip, dip, ports seeded "

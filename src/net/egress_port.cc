@@ -35,7 +35,7 @@ size_t EgressPort::queued_packets() const {
 
 void EgressPort::enqueue(PacketId pkt) {
   const Packet& p = pool_[pkt.index()];
-  if (is_control(p.type)) {
+  if (!queued_as_data(p)) {
     control_queue_.push_back(pkt);
   } else {
     const size_t q = queue_of(p);

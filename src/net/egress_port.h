@@ -42,6 +42,13 @@ class EgressPort final : public EventHandler {
 
   // PFC (or per-queue backpressure) applied by the peer.
   void set_paused(size_t queue, bool paused);
+  // ACK/NAK frames wait in their class's data queue, FIFO with the data, instead of the
+  // strict-priority control queue (HPCC ns-3 switches: AckHighPrio is left at 0).
+  void set_acks_in_data_queues(bool on) { acks_in_data_queues_ = on; }
+  bool queued_as_data(const Packet& p) const {
+    return p.type == PacketType::kData ||
+           (acks_in_data_queues_ && (p.type == PacketType::kAck || p.type == PacketType::kNak));
+  }
   bool paused(size_t queue) const { return paused_[queue] != 0; }
   uint32_t paused_mask() const { return paused_mask_; }  // first 32 queues
 
@@ -102,6 +109,7 @@ class EgressPort final : public EventHandler {
   Delta delay_;
 
   Ring<PacketId> control_queue_;
+  bool acks_in_data_queues_ = false;
   std::vector<Ring<PacketId>> data_queues_;
   std::vector<int64_t> queue_bytes_;
   std::vector<int64_t> deficit_;

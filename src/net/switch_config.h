@@ -78,6 +78,10 @@ struct SwitchConfig {
   // Which hash picks among equal-cost next hops: rocelab's own (a 64-bit mix of the 5-tuple
   // and a per-switch seed) or the ns-3 simulators' (net/ns3_ecmp_hash.h).
   std::string ecmp_hash = "rocelab";
+  // Where ACK/NAK frames wait at switch egress: "control", the strict-priority control
+  // queue (ConWeave ns-3 sets AckHighPrio 1), or "data", their class's data queue, FIFO
+  // with data and counted by the MMU like data (HPCC ns-3 switches, AckHighPrio 0).
+  std::string ack_queue = "control";
   PfcConfig pfc;
   EcnConfig ecn;
 };

@@ -23,6 +23,7 @@ void Switch::finalize() {
     port_ecn_.push_back(cfg_.ecn.for_port(port->rate_bps()));
   }
   mmu_.init(cfg_, headroom, rates);
+  for (auto& port : ports_) port->set_acks_in_data_queues(cfg_.ack_queue == "data");
 }
 
 size_t Switch::ecmp_index(const Packet& p, std::span<const PortId> hops) const {
@@ -78,7 +79,8 @@ void Switch::forward(PacketId pkt, PortId in_port) {
   Packet& p = ctx_.pkt(pkt);
   ++p.hop_count;
   const PortId out = route(pkt, p);
-  if (p.type == PacketType::kData) {
+  EgressPort& egress = port_of(out);
+  if (egress.queued_as_data(p)) {  // data, and ACK/NAK under ack_queue: data
     if (!mmu_.admit(in_port, p.priority, p.wire_bytes)) {
       ++ctx_.counters.drops;
       ctx_.counters.drop_bytes += p.wire_bytes;
@@ -88,14 +90,15 @@ void Switch::forward(PacketId pkt, PortId in_port) {
     p.ingress_port = in_port;
     if (mmu_.take_pause(in_port, p.priority)) send_pfc(in_port, p.priority, true);
   }
-  port_of(out).enqueue(pkt);
+  egress.enqueue(pkt);
 }
 
 void Switch::on_dequeue(PortId port, PacketId pkt) {
   Packet& p = ctx_.pkt(pkt);
-  if (p.type != PacketType::kData) return;
+  if (!port_of(port).queued_as_data(p)) return;
   mmu_.release(p.ingress_port, p.priority, p.wire_bytes);
   if (mmu_.take_resume(p.ingress_port, p.priority)) send_pfc(p.ingress_port, p.priority, false);
+  if (p.type != PacketType::kData) return;
   maybe_mark_ecn(p, port_of(port));
   if (lb_) lb_->on_dequeue(*this, port, pkt);
 }

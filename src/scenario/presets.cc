@@ -57,6 +57,9 @@ void hpcc_ns3(ScenarioConfig& c) {
   c.pfc.headroom_delay_factor = 3;               // headroom = rate * delay * 3
   c.pfc.headroom_mtus = 0;
   c.transport.nak_interval = Delta::from_us(500);  // rdma-hw.cc NACK Generation Interval
+  // third.cc sets the hosts' ACK queue from ACK_HIGH_PRIO but never the switches'
+  // AckHighPrio attribute, which stays 0: at switches ACKs share queue pg 3 with data.
+  c.switch_config.ack_queue = "data";
 }
 
 // ConWeave simulator (conweave-project/conweave-ns3), run.py at 100 Gb/s.
