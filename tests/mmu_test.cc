@@ -90,3 +90,38 @@ TEST(EcnConfig, PerRateEntriesComeBeforeReferenceScaling) {
 
 }  // namespace
 }  // namespace rocelab
+
+namespace rocelab {
+namespace {
+
+// ConWeave ns-3's accounting: past XOFF an ingress keeps filling the pool (so the other
+// ingresses' thresholds fall), and the pool counts the guaranteed bytes too.
+TEST(Mmu, PoolFullModeKeepsCountingInThePool) {
+  SwitchConfig c = config(1'000'000, 1.0 / 8);
+  c.pfc.guaranteed_bytes = 2000;
+  c.pfc.resume_offset_bytes = 1;
+  c.pfc.headroom_when_pool_full = true;
+  Mmu mmu;
+  mmu.init(c, {50'000, 50'000});  // pool 900,000
+  ASSERT_TRUE(mmu.admit(PortId(0), kRdma, 2000));
+  EXPECT_EQ(mmu.xoff_threshold(PortId(1)), (900'000 - 2000) / 8) << "guaranteed bytes count";
+  // XOFF once s >= (900,000 - 2,000 - s) / 8, s >= 99,778.
+  for (int i = 0; i < 99; ++i) ASSERT_TRUE(mmu.admit(PortId(0), kRdma, 1000));
+  EXPECT_FALSE(mmu.take_pause(PortId(0), kRdma));
+  ASSERT_TRUE(mmu.admit(PortId(0), kRdma, 1000));
+  EXPECT_TRUE(mmu.take_pause(PortId(0), kRdma));
+  // Bytes arriving after XOFF still come from the pool: port 1's threshold keeps falling.
+  for (int i = 0; i < 20; ++i) ASSERT_TRUE(mmu.admit(PortId(0), kRdma, 1000));
+  EXPECT_EQ(mmu.xoff_threshold(PortId(1)), (900'000 - 122'000) / 8);
+  // XON at s + 1 <= (898,000 - s) / 8: s <= 99,777.
+  mmu.release(PortId(0), kRdma, 20'000);
+  EXPECT_FALSE(mmu.take_resume(PortId(0), kRdma)) << "100,000 shared";
+  mmu.release(PortId(0), kRdma, 1000);
+  EXPECT_TRUE(mmu.take_resume(PortId(0), kRdma)) << "99,000 shared";
+  mmu.release(PortId(0), kRdma, 99'000 + 2000);
+  EXPECT_EQ(mmu.check_drained(), "");
+  EXPECT_EQ(mmu.xoff_threshold(PortId(1)), 900'000 / 8);
+}
+
+}  // namespace
+}  // namespace rocelab

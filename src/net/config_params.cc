@@ -40,6 +40,9 @@ void describe(ParamVisitor& v, PfcConfig& c) {
   v.rate("alpha_rate_reference", c.alpha_rate_reference_bps, 0, gbps(100000),
          "alpha doubles per doubling of the ingress rate over this, up to 1 (0 = off; HPCC "
          "ns-3: the NIC rate)");
+  v.flag("headroom_when_pool_full", c.headroom_when_pool_full,
+         "after XOFF an ingress keeps filling the shared pool, headroom only once it is full, "
+         "and the pool counts guaranteed bytes (false; ConWeave ns-3: true)");
   v.bytes("headroom", c.headroom_bytes, 0, kNoLimit,
           "headroom per ingress and lossless class; 0 = sized from the link (below)");
   v.real("headroom_delay_factor", c.headroom_delay_factor, 0, 100,

@@ -46,11 +46,15 @@ int64_t Mmu::xoff_threshold(PortId in) const {
 bool Mmu::admit(PortId in, Priority prio, int64_t bytes) {
   const size_t i = slot(in, prio);
   // The class's own guaranteed bytes first (no PFC count, no shared pool).
+  const bool pool_full_mode = cfg_.pfc.headroom_when_pool_full;
   if (lossless(prio) && guaranteed_used_[i] + bytes <= cfg_.pfc.guaranteed_bytes) {
     guaranteed_used_[i] += bytes;
+    if (pool_full_mode) shared_total_ += bytes;
     return true;
   }
-  if (shared_used_[i] + bytes <= xoff_threshold(in) && shared_total_ + bytes <= shared_capacity_) {
+  const bool under_threshold =
+      (pool_full_mode && lossless(prio)) || shared_used_[i] + bytes <= xoff_threshold(in);
+  if (under_threshold && shared_total_ + bytes <= shared_capacity_) {
     shared_used_[i] += bytes;
     shared_total_ += bytes;
     return true;
@@ -73,7 +77,9 @@ void Mmu::release(PortId in, Priority prio, int64_t bytes) {
   const int64_t from_shared = std::min(bytes - from_headroom, shared_used_[i]);
   shared_used_[i] -= from_shared;
   shared_total_ -= from_shared;
-  guaranteed_used_[i] -= bytes - from_headroom - from_shared;
+  const int64_t from_guaranteed = bytes - from_headroom - from_shared;
+  guaranteed_used_[i] -= from_guaranteed;
+  if (cfg_.pfc.headroom_when_pool_full) shared_total_ -= from_guaranteed;
 }
 
 bool Mmu::take_pause(PortId in, Priority prio) {

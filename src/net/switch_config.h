@@ -41,6 +41,11 @@ struct PfcConfig {
   // over this reference, up to 1 (HPCC ns-3 third.cc: pfc_a_shift drops by one per
   // doubling over the NIC rate). 0 = the same alpha on every port.
   BitsPerSec alpha_rate_reference_bps = 0;
+  // When an ingress counter is over XOFF, what its next bytes use. false: its headroom
+  // (HPCC ns-3 switch-mmu.cc: bytes past the threshold are headroom bytes). true: still the
+  // shared pool, headroom only once the pool is full, and the pool counts every byte, the
+  // guaranteed ones too (ConWeave ns-3's Broadcom-style switch-mmu.cc).
+  bool headroom_when_pool_full = false;
   // Classes that are lossless (PFC-protected, headroom reserved); bit i = priority i.
   // RoCE deployments commonly run RDMA on priority 3.
   uint32_t lossless_priorities = 1u << 3;

@@ -83,6 +83,8 @@ void conweave_ns3(ScenarioConfig& c) {
   c.pfc.guaranteed_bytes = 2 * 1048;
   c.pfc.pool_reserve_per_port_bytes = 8 * 1048;
   c.pfc.resume_offset_bytes = 1;
+  c.pfc.headroom_when_pool_full =
+      true;                         // UpdateIngressAdmission: headroom past m_buffer_cell_limit_sp
   c.pfc.headroom_delay_factor = 2;  // rate * delay * 2 + 2 * MTU
   c.pfc.headroom_mtus = 2;
   c.transport.nak_interval = Delta::from_us(4);  // rdma-hw.cc NACKGenerationInterval 4
