@@ -141,6 +141,24 @@ def run_rocelab(case, rocelab, work, extra_sets=()):
     return out, wall
 
 
+def write_markdown(path, results):
+    def cell(r):
+        return "-" if r is None else f"{r:.2f}"
+    with open(path, "w") as f:
+        f.write("| case | bucket | flows | mean | p50 | p99 | PAUSE episodes ns-3 / rocelab "
+                "| paused time ns-3 / rocelab (us) | wall ns-3 / rocelab (s) |\n")
+        f.write("|---|---|---:|---:|---:|---:|---|---|---|\n")
+        for r in results:
+            p = r["pfc"]
+            for i, b in enumerate(r["buckets"]):
+                extra = (f"{p['ns3_episodes']} / {p['rocelab_episodes']} | "
+                         f"{p['ns3_paused_ns'] / 1e3:.0f} / {p['rocelab_paused_ns'] / 1e3:.0f} | "
+                         f"{r['ns3_wall_s']} / {r['rocelab_wall_s']:.1f}") if i == 0 else " | | "
+                name = r["case"] if i == 0 else ""
+                f.write(f"| {name} | {b['bucket']} | {b['flows']} | {cell(b['mean'])} | "
+                        f"{cell(b['p50'])} | {cell(b['p99'])} | {extra} |\n")
+
+
 def fmt_ratio(r):
     return "   -  " if r is None else f"{r:6.3f}"
 
@@ -154,6 +172,7 @@ def main(argv):
     ap.add_argument("--check-means", type=float, metavar="TOL",
                     help="exit 1 when a bucket's mean FCT ratio is off by more than TOL")
     ap.add_argument("--json", help="also write the results here")
+    ap.add_argument("--markdown", help="also write the results as a Markdown table here")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="passed to rocelab run after the case's own (e.g. cc.model=sigcomm15)")
     a = ap.parse_args(argv)
@@ -211,6 +230,8 @@ def main(argv):
     if a.json:
         with open(a.json, "w") as f:
             json.dump(results, f, indent=1)
+    if a.markdown:
+        write_markdown(a.markdown, results)
     if failures:
         print("\noutside the tolerances:\n  " + "\n  ".join(failures))
         return 1

@@ -55,7 +55,7 @@ def conweave_config(case, topo, flows, out):
               "MULTI_RATE 0", "SAMPLE_FEEDBACK 0", "", "ENABLE_QCN 1", "USE_DYNAMIC_PFC_THRESHOLD 1",
               "PACKET_PAYLOAD_SIZE 1000", "", "LINK_DOWN 0 0 0", f"KMAX_MAP {kmax}",
               f"KMIN_MAP {kmin}", f"PMAX_MAP {pmax}", f"LOAD {int(round(case['load_label']))}",
-              "RANDOM_SEED 1", ""]
+              f"RANDOM_SEED {case.get('ns3_seed', 1)}", ""]
     return "\n".join(lines), files["FCT_OUTPUT_FILE"], files["PFC_OUTPUT_FILE"]
 
 

@@ -5,7 +5,8 @@
             fat_tree    k-ary, hosts per ToR (ConWeave's fat_k*_OS2 and HPCC's fat.txt shapes)
   flows:    Poisson arrivals per host at a load of its link, destination uniform among the
             other hosts, sizes drawn from a shipped CDF (workloads/*.cdf) with linear
-            interpolation: the arrival model of the forks' traffic_gen.py, written anew.
+            interpolation: the arrival model of the forks' traffic_gen.py, written anew;
+            or an N-to-1 incast of equal flows starting together.
 
 Both are deterministic for a given seed (Python's random.Random). Node numbering follows the
 forks' files: hosts first, then ToRs, then the upper layers.
@@ -141,9 +142,11 @@ def main(argv):
     ap.add_argument("--host-rate", default="100Gbps")
     ap.add_argument("--fabric-rate", default="100Gbps")
     ap.add_argument("--delay", default="1000ns")
-    ap.add_argument("--cdf", required=True)
-    ap.add_argument("--load", type=float, required=True, help="of each host link, 0..1")
-    ap.add_argument("--duration", type=float, required=True, help="seconds of arrivals")
+    ap.add_argument("--cdf", help="Poisson arrivals: the flow-size CDF (workloads/NAME.cdf)")
+    ap.add_argument("--load", type=float, help="of each host link, 0..1")
+    ap.add_argument("--duration", type=float, help="seconds of arrivals")
+    ap.add_argument("--incast", nargs=3, metavar=("SENDERS", "RECEIVER", "BYTES"),
+                    help="instead: hosts FIRST-LAST each send BYTES to RECEIVER at 2.0 s")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--format", choices=["conweave", "hpcc"], default="conweave")
     ap.add_argument("--out-topology", required=True)
@@ -159,7 +162,13 @@ def main(argv):
     write_topology(a.out_topology, topo)
     n, switches, _, _ = topo
     hosts = [i for i in range(n) if i not in set(switches)]
-    flows = poisson_flows(hosts, a.cdf, a.load, rate_bps(a.host_rate), a.duration, a.seed)
+    if a.incast:
+        first, last = map(int, a.incast[0].split("-"))
+        flows = [(2_000_000_000, s, int(a.incast[1]), int(a.incast[2])) for s in range(first, last + 1)]
+    elif a.cdf and a.load and a.duration:
+        flows = poisson_flows(hosts, a.cdf, a.load, rate_bps(a.host_rate), a.duration, a.seed)
+    else:
+        ap.error("give --cdf, --load and --duration, or --incast")
     write_flows(a.out_flows, flows, a.format)
     print(f"{a.out_topology}: {n} nodes; {a.out_flows}: {len(flows)} flows")
 
