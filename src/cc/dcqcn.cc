@@ -38,19 +38,9 @@ std::unique_ptr<CongestionControl> DcqcnSchemeConfig::build() const {
   return std::make_unique<Dcqcn>(cfg);
 }
 
-class Dcqcn::TimerHandler final : public EventHandler {
- public:
-  explicit TimerHandler(Dcqcn& owner) : owner_(owner) {}
-  void on_event(uint32_t kind, uint64_t arg) override { owner_.on_timer(kind, arg); }
-
- private:
-  Dcqcn& owner_;
-};
-
 void Dcqcn::attach(RdmaTransport& transport) {
   CongestionControl::attach(transport);
-  timer_handler_ = std::make_unique<TimerHandler>(*this);
-  handler_ = transport.sim().add_handler(timer_handler_.get());
+  handler_ = transport.sim().add_handler(this);
 }
 
 void Dcqcn::on_flow_start(FlowId f) {
@@ -128,7 +118,7 @@ void Dcqcn::increase(FlowId f) {
   apply(f);
 }
 
-void Dcqcn::on_timer(uint32_t kind, uint64_t arg) {
+void Dcqcn::on_event(uint32_t kind, uint64_t arg) {
   const FlowId f(Simulator::timer_key(arg));
   State& s = state_[f.index()];
   Simulator& sim = transport_->sim();

@@ -54,7 +54,8 @@ class DcqcnSchemeConfig final : public CcConfig {
   DcqcnConfig cfg;
 };
 
-class Dcqcn final : public CongestionControl {
+// Its own timers come back through EventHandler.
+class Dcqcn final : public CongestionControl, private EventHandler {
  public:
   explicit Dcqcn(const DcqcnConfig& cfg = {}) : cfg_(cfg) {}
 
@@ -85,16 +86,14 @@ class Dcqcn final : public CongestionControl {
     TimerSlot alpha_timer;
     TimerSlot increase_timer;
   };
-  class TimerHandler;
 
-  void on_timer(uint32_t kind, uint64_t arg);
+  void on_event(uint32_t kind, uint64_t arg) override;  // the timers
   void increase(FlowId f);
   void apply(FlowId f);
 
   DcqcnConfig cfg_;
   std::vector<State> state_;
   uint32_t handler_ = 0;
-  std::unique_ptr<EventHandler> timer_handler_;
 };
 
 }  // namespace rocelab

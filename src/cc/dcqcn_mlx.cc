@@ -26,19 +26,9 @@ BitsPerSec halfway(BitsPerSec rc, BitsPerSec rt) {
 
 }  // namespace
 
-class DcqcnMlx::TimerHandler final : public EventHandler {
- public:
-  explicit TimerHandler(DcqcnMlx& owner) : owner_(owner) {}
-  void on_event(uint32_t kind, uint64_t arg) override { owner_.on_timer(kind, arg); }
-
- private:
-  DcqcnMlx& owner_;
-};
-
 void DcqcnMlx::attach(RdmaTransport& transport) {
   CongestionControl::attach(transport);
-  timer_handler_ = std::make_unique<TimerHandler>(*this);
-  handler_ = transport.sim().add_handler(timer_handler_.get());
+  handler_ = transport.sim().add_handler(this);
 }
 
 void DcqcnMlx::on_flow_start(FlowId f) {
@@ -153,7 +143,7 @@ void DcqcnMlx::increase(FlowId f) {
                         handler_, kIncreaseTimer, f.index());
 }
 
-void DcqcnMlx::on_timer(uint32_t kind, uint64_t arg) {
+void DcqcnMlx::on_event(uint32_t kind, uint64_t arg) {
   const FlowId f(Simulator::timer_key(arg));
   State& s = state_[f.index()];
   Simulator& sim = transport_->sim();

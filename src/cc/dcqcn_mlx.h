@@ -24,7 +24,8 @@
 
 namespace rocelab {
 
-class DcqcnMlx final : public CongestionControl {
+// Its own timers come back through EventHandler.
+class DcqcnMlx final : public CongestionControl, private EventHandler {
  public:
   explicit DcqcnMlx(const DcqcnConfig& cfg = {}) : cfg_(cfg) {}
 
@@ -53,9 +54,8 @@ class DcqcnMlx final : public CongestionControl {
     TimerSlot decrease_check;
     TimerSlot increase_timer;
   };
-  class TimerHandler;
 
-  void on_timer(uint32_t kind, uint64_t arg);
+  void on_event(uint32_t kind, uint64_t arg) override;  // the timers
   void advance_alpha(State& s, Time now) const;
   void schedule_check(FlowId f, Time now);
   void cut(FlowId f);
@@ -65,7 +65,6 @@ class DcqcnMlx final : public CongestionControl {
   DcqcnConfig cfg_;
   std::vector<State> state_;
   uint32_t handler_ = 0;
-  std::unique_ptr<EventHandler> timer_handler_;
 };
 
 }  // namespace rocelab
