@@ -160,6 +160,44 @@ TEST(DcqcnMlx, AlphaFollowsItsOwnTimerAsAnEagerLoopWould) {
   }
 }
 
+// rdma-hw.cc's *Mlx functions set m_rate without ChangeRate: after a jump from the floor the
+// next packet still waits the gap the floor rate gave it (up to 83 us for 1036 B at
+// 100 Mb/s); that desynchronizes flows recovering together. Other schemes' rate changes
+// shorten the pending gap.
+TEST(DcqcnMlx, ARateJumpKeepsThePendingGap) {
+  for (bool keep : {true, false}) {
+    OneFlow t;
+    RdmaTransport& tr = t.exp->transport();
+    t.run_to(Delta::from_us(100));
+    tr.set_rate(t.f, mbps(100));
+    t.run_to(Delta::from_us(101));  // one packet at the floor rate has left
+    const uint64_t sent = tr.counters().data_packets_sent;
+    tr.set_rate(t.f, gbps(50), keep);
+    t.run_to(Delta::from_us(150));
+    if (keep) {
+      EXPECT_EQ(tr.counters().data_packets_sent, sent) << "the floor's 83 us gap holds";
+    } else {
+      EXPECT_GT(tr.counters().data_packets_sent, sent + 100) << "the gap shrank with the rate";
+    }
+  }
+}
+
+// The reaction point uses it: fast recovery from the floor does not release a burst.
+TEST(DcqcnMlx, FastRecoveryFromTheFloorWaitsForThePendingPacket) {
+  OneFlow t;
+  for (int k = 0; k < 14; ++k) t.cnp_at(Delta::from_us(100) + Delta::from_ns(4000 * k + 500));
+  t.run_to(Delta::from_us(160));
+  ASSERT_EQ(t.rate(), mbps(100)) << "fourteen cuts reach the floor";
+  // The last cut was at 156.001 us; fast recovery 300 us later.
+  const Time fr{(Delta::from_us(456) + Delta::from_ns(1)).ps};
+  t.exp->run(fr);
+  const uint64_t before = t.exp->transport().counters().data_packets_sent;
+  t.run_to(Delta::from_us(457));
+  EXPECT_GT(t.rate(), gbps(50));
+  EXPECT_EQ(t.exp->transport().counters().data_packets_sent, before)
+      << "50 Gb/s would send 6 packets a microsecond if the floor's gap were shortened";
+}
+
 TEST(DcqcnMlx, CnpFlagOnAcksReachesTheReactionPoint) {
   // Two senders into one port: the marked packets' ACKs carry the CNP (no CNP frames).
   ExperimentSpec spec;

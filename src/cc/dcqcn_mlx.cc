@@ -67,9 +67,12 @@ double DcqcnMlx::alpha(FlowId f) {
   return s.alpha;
 }
 
+// The *Mlx functions assign q->m_rate directly, not through RdmaHw::ChangeRate: the next
+// packet keeps the send time the previous rate gave it (m_nextAvail), even after a jump
+// from the floor to half the line rate.
 void DcqcnMlx::apply(FlowId f) {
   State& s = state_[f.index()];
-  transport_->set_rate(f, s.rc);
+  transport_->set_rate(f, s.rc, /*keep_next_send=*/true);
 }
 
 // cnp_received_mlx: set both CNP-arrived flags; the first CNP of a flow sets alpha = 1,

@@ -68,12 +68,12 @@ size_t RdmaTransport::active_flows() const {
   return n;
 }
 
-void RdmaTransport::set_rate(FlowId f, BitsPerSec rate_bps) {
+void RdmaTransport::set_rate(FlowId f, BitsPerSec rate_bps, bool keep_next_send) {
   Sender& s = flows_[f.index()];
   const BitsPerSec old = s.rate_bps;
   s.rate_bps = std::clamp<BitsPerSec>(rate_bps, 1, s.line_rate_bps);
   // A faster rate shortens the current pacing gap proportionally.
-  if (s.rate_bps > old && s.next_send > sim().now()) {
+  if (!keep_next_send && s.rate_bps > old && s.next_send > sim().now()) {
     const Delta left = s.next_send - sim().now();
     s.next_send = sim().now() +
                   Delta{static_cast<int64_t>(static_cast<__int128>(left.ps) * old / s.rate_bps)};

@@ -68,7 +68,10 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   const TransportConfig& config() const { return cfg_; }
   BitsPerSec line_rate_bps(FlowId f) const { return flows_[f.index()].line_rate_bps; }
   BitsPerSec rate_bps(FlowId f) const { return flows_[f.index()].rate_bps; }
-  void set_rate(FlowId f, BitsPerSec rate_bps);
+  // A faster rate also shortens the gap to the flow's next packet, unless `keep_next_send`
+  // (the ns-3 simulators' Mellanox DCQCN assigns the rate without ChangeRate, so the next
+  // packet keeps the time the previous rate gave it).
+  void set_rate(FlowId f, BitsPerSec rate_bps, bool keep_next_send = false);
   void set_window(FlowId f, uint64_t window_bytes);  // 0 = no window
   // Holds a flow without touching its rate (FLB minimal rate control's pause).
   void set_hold(FlowId f, bool hold);
