@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
   double sim_ms = 10, arrival_ms = 5, load = 0.5;
   uint64_t seed = 1;
   std::string lb = "ecmp", cc = "dcqcn";
-  std::string cdf_path = std::string(ROCELAB_SHARED_DIR) + "/workloads/websearch.cdf";
+  std::string cdf_path = std::string(ROCELAB_SOURCE_DIR) + "/workloads/websearch.cdf";
   app.add_option("--sim-ms", sim_ms, "simulated time to run (ms)");
   app.add_option("--arrival-ms", arrival_ms, "flows arrive during the first this many ms");
   app.add_option("--load", load, "offered load per host link (0,1)");

@@ -50,7 +50,7 @@ ExperimentSpec loaded_leaf_spine(const std::string& lb, const std::string& cc, u
   spec.lb = lb;
   spec.cc = cc;
   const FlowSizeCdf cdf =
-      FlowSizeCdf::load(std::string(ROCELAB_SHARED_DIR) + "/workloads/fb_webserver.cdf");
+      FlowSizeCdf::load(std::string(ROCELAB_SOURCE_DIR) + "/workloads/fb_webserver.cdf");
   PoissonParams pp;
   for (uint32_t h : spec.topology.hosts()) {
     pp.hosts.push_back(h);

@@ -17,17 +17,13 @@
 #include "workload/flow_spec.h"
 #include "workload/poisson.h"
 
-#ifndef ROCELAB_SHARED_DIR
-#define ROCELAB_SHARED_DIR "../shared"
-#endif
-
 namespace rocelab {
 namespace {
 
 namespace fs = std::filesystem;
 
 fs::path workloads_dir() {
-  return fs::path(ROCELAB_SHARED_DIR) / "workloads";
+  return fs::path(ROCELAB_SOURCE_DIR) / "workloads";  // the repository's own copies
 }
 
 FlowSizeCdf load_workload(const std::string& file) {

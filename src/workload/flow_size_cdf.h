@@ -1,4 +1,4 @@
-// Empirical flow-size distributions read from `.cdf` files (see /work/shared/workloads).
+// Empirical flow-size distributions read from `.cdf` files (the repository's workloads/).
 //
 // A file lists points `size_bytes cumulative_percent`. Between points sizes are interpolated
 // linearly, the rule the ns-3 reference traffic generators (HPCC, ConWeave) use, so results
