@@ -92,5 +92,30 @@ TEST(Transport, SelectiveRepeatResendsFarLessThanGoBackN) {
   EXPECT_LT(sr.transport().record(FlowId(0)).fct(), gbn.transport().record(FlowId(0)).fct());
 }
 
+// A NAK that arrives after later ACKs (it was overtaken, or it reports an old hole) must not
+// rewind the sender below snd_una: inflight bytes would underflow.
+TEST(Transport, AStaleNakDoesNotRewindBelowTheAckedPoint) {
+  ExperimentSpec spec;
+  spec.topology = test::chain({gbps(100), gbps(100)}, Delta::from_us(1));
+  spec.flows = {test::flow(0, 1, 10 * 1000 * 1000)};
+  Experiment exp(spec);
+  exp.run(Time{Delta::from_us(50).ps});
+  RdmaTransport& tr = exp.transport();
+  const FlowId f(0);
+  const uint64_t acked = tr.delivered_bytes(f);
+  ASSERT_GT(acked, 100'000u);
+  NetContext& ctx = exp.network().context();
+  const PacketId id = ctx.alloc_packet();
+  Packet& nak = ctx.pkt(id);
+  nak.type = PacketType::kNak;
+  nak.src = NodeId(1);
+  nak.dst = NodeId(0);
+  nak.flow = f;
+  nak.seq = 1000;  // long acknowledged
+  tr.on_host_receive(NodeId(0), id);
+  EXPECT_LT(tr.inflight_bytes(f), uint64_t{1} << 40) << "snd_nxt fell below snd_una";
+  test::run_checked(exp);
+}
+
 }  // namespace
 }  // namespace rocelab

@@ -384,7 +384,9 @@ void RdmaTransport::on_nak(PacketId pkt) {
   advance_una(f, p.seq, p);
   Sender& s = flows_[f.index()];
   if (s.finished) return;
-  s.snd_nxt = p.seq;  // go-back-N
+  // Go-back-N from the NAKed sequence; a stale NAK (below what is acked since) must not
+  // rewind past snd_una.
+  s.snd_nxt = std::max(p.seq, s.snd_una);
   cc_->on_nak(f, p);
   if (p.cnp_flag) cc_->on_cnp(f, p);
   kick(f);
