@@ -59,6 +59,20 @@ TEST(Pfc, IncastIsLosslessAndPausePropagatesUpstream) {
   EXPECT_LT(last.seconds() * 1e3, min_ms * 1.05) << "the bottleneck stays busy";
 }
 
+// A port with fewer queues than the lossless priority carries that priority in its last
+// queue; a PAUSE for the priority must hold that queue (it was ignored, and 1.7 million
+// packets were dropped with PFC on).
+TEST(Pfc, SwitchesWithFewerQueuesThanThePriorityStayLossless) {
+  for (uint32_t queues : {1u, 2u}) {
+    Incast inc(true, 2 * 1000 * 1000, 2 * 1000 * 1000);
+    inc.spec.network.switch_config.num_queues = queues;
+    Experiment exp(inc.spec);
+    test::run_checked(exp);
+    EXPECT_EQ(exp.network().counters().drops, 0u) << queues << " queues";
+    EXPECT_GT(exp.network().counters().pause_frames, 0u);
+  }
+}
+
 TEST(Pfc, VictimSharingAPausedLinkIsHeadOfLineBlocked) {
   const uint64_t victim_size = 1000 * 1000;
   // Alone, the victim finishes at its ideal FCT.

@@ -42,6 +42,10 @@ class EgressPort final : public EventHandler {
 
   // PFC (or per-queue backpressure) applied by the peer.
   void set_paused(size_t queue, bool paused);
+  // An 802.1Qbb PAUSE/RESUME for one priority: it holds the queue that carries that
+  // priority (queue_of), which a port with fewer queues shares among priorities; the queue
+  // runs again once none of its priorities is paused.
+  void set_priority_paused(Priority prio, bool paused);
   // ACK/NAK frames wait in their class's data queue, FIFO with the data, instead of the
   // strict-priority control queue (HPCC ns-3 switches: AckHighPrio is left at 0).
   void set_acks_in_data_queues(bool on) { acks_in_data_queues_ = on; }
@@ -110,6 +114,7 @@ class EgressPort final : public EventHandler {
 
   Ring<PacketId> control_queue_;
   bool acks_in_data_queues_ = false;
+  uint32_t paused_priorities_ = 0;  // bit p: priority p paused by the peer
   std::vector<Ring<PacketId>> data_queues_;
   std::vector<int64_t> queue_bytes_;
   std::vector<int64_t> deficit_;

@@ -67,7 +67,7 @@ PortId Switch::route(PacketId pkt, Packet& p) {
 void Switch::receive(PacketId pkt, PortId in_port) {
   Packet& p = ctx_.pkt(pkt);
   if (p.type == PacketType::kPause) {
-    port_of(in_port).set_paused(p.pfc_priority, p.pfc_xoff);
+    port_of(in_port).set_priority_paused(p.pfc_priority, p.pfc_xoff);
     ctx_.free_packet(pkt);
     return;
   }
