@@ -181,6 +181,30 @@ TEST(BadScenarios, CommandExitsWithStatus2) {
   EXPECT_EQ(run_cli("validate " + kTests + "/tiny.yaml", &out), 0) << out;
 }
 
+// run and compare check the model's invariants at the end: a headroom too small for the
+// link's round trip drops packets with PFC on, which they report (exit 3) after writing
+// the results, with the broken invariant in summary.json.
+TEST(Invariants, RunAndCompareExitNonZeroWithTheResultsWritten) {
+  const fs::path d = temp_dir("invariants");
+  std::string out;
+  const std::string hol = std::string(ROCELAB_SOURCE_DIR) + "/scenarios/incast_hol.yaml";
+  EXPECT_EQ(
+      run_cli("run " + hol + " -q --set fc.headroom=100B --out " + (d / "run").string(), &out), 3)
+      << out;
+  EXPECT_NE(out.find("invariant broken"), std::string::npos) << out;
+  const std::string summary = slurp((d / "run" / "summary.json").string());
+  EXPECT_NE(summary.find("dropped with PFC on"), std::string::npos) << summary;
+  EXPECT_EQ(run_cli("compare " + hol + " -q --set fc.headroom=100B --schemes ecmp+none --out " +
+                        (d / "cmp").string(),
+                    &out),
+            3)
+      << out;
+  EXPECT_EQ(run_cli("run " + hol + " -q --out " + (d / "ok").string(), &out), 0) << out;
+  EXPECT_NE(slurp((d / "ok" / "summary.json").string()).find("\"invariants\": \"ok\""),
+            std::string::npos);
+  fs::remove_all(d);
+}
+
 TEST(Scenario, OverridesAndPresetsApplyInOrder) {
   ScenarioConfig a = load_scenario(
       kTests + "/tiny.yaml",

@@ -82,6 +82,15 @@ int cmd_list() {
   return 0;
 }
 
+// Prints a broken model invariant (summary.json "invariants"); false when one is.
+bool report_invariant(const std::string& label, const nlohmann::json& s) {
+  const std::string inv = s.value("invariants", "ok");
+  if (inv == "ok" || inv.rfind("not checked", 0) == 0) return true;
+  std::fprintf(stderr, "rocelab: %s: invariant broken: %s (results written)\n", label.c_str(),
+               inv.c_str());
+  return false;
+}
+
 int cmd_import(const std::string& topo_path, const std::string& flows_path,
                const std::string& format, const std::string& preset, const std::string& out) {
   std::string topo_note, flows_note;
@@ -188,7 +197,8 @@ int main(int argc, char** argv) {
       const nlohmann::json s = run_scenario(c, o);
       print_summary(c.lb + "+" + c.cc + "+" + c.fc, s);
       std::printf("results in %s/\n", o.out_dir.c_str());
-      return s["complete"].get<bool>() ? 0 : 130;
+      if (!s["complete"].get<bool>()) return 130;
+      return report_invariant(c.lb + "+" + c.cc + "+" + c.fc, s) ? 0 : 3;
     }
     // compare
     const std::vector<SchemeTriple> triples = parse_schemes(schemes);
@@ -224,7 +234,10 @@ int main(int argc, char** argv) {
       std::ofstream(out_dir + "/compare.csv") << compare_csv(results);
       std::printf("results in %s/ (compare.csv and one directory per scheme)\n", out_dir.c_str());
     }
-    return g_interrupted ? 130 : 0;
+    if (g_interrupted) return 130;
+    bool all_ok = true;
+    for (const auto& [label, s] : results) all_ok &= report_invariant(label, s);
+    return all_ok ? 0 : 3;
   } catch (const ConfigError& e) {
     std::fprintf(stderr, "rocelab: error: %s\n", e.what());
     return 2;

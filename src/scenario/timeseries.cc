@@ -58,6 +58,7 @@ TimeSeriesRecorder::~TimeSeriesRecorder() {
 }
 
 void TimeSeriesRecorder::on_event(uint32_t, uint64_t) {
+  if (stopped_) return;
   sample();
   exp_.sim().schedule_in(cfg_.timeseries_interval, handler_, 0);
 }
@@ -99,6 +100,8 @@ void TimeSeriesRecorder::sample() {
 }
 
 void TimeSeriesRecorder::finish() {
+  stopped_ = true;
+  exp_.network().context().on_pfc = nullptr;
   for (std::ofstream* f : {&flows_, &links_, &paths_, &queues_, &pfc_})
     if (f->is_open()) f->flush();
 }

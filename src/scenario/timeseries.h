@@ -17,7 +17,7 @@ class TimeSeriesRecorder final : public EventHandler {
   TimeSeriesRecorder(Experiment& exp, const OutputConfig& cfg, const std::string& dir);
   ~TimeSeriesRecorder() override;
   void on_event(uint32_t kind, uint64_t arg) override;
-  void finish();  // flushes the files
+  void finish();  // stops recording (the run is over; a drain may follow) and flushes
 
  private:
   struct PortRef {
@@ -30,6 +30,7 @@ class TimeSeriesRecorder final : public EventHandler {
   Experiment& exp_;
   OutputConfig cfg_;
   uint32_t handler_;
+  bool stopped_ = false;
   std::vector<PortRef> ports_;
   std::vector<uint64_t> last_port_bytes_;
   std::vector<uint64_t> last_flow_bytes_;
