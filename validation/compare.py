@@ -53,46 +53,37 @@ def read_fct(path):
     return flows
 
 
+def pause_episodes(events):
+    """(episodes, paused ns) from (time_ns, link, is_pause) in time order: an episode is a
+    PAUSE on a link that was not paused, until its RESUME; one still open ends at the last
+    event."""
+    paused_since, episodes, paused_ns, last = {}, 0, 0, 0
+    for t, link, is_pause in events:
+        last = max(last, t)
+        if is_pause and link not in paused_since:
+            paused_since[link] = t
+            episodes += 1
+        elif not is_pause and link in paused_since:
+            paused_ns += t - paused_since.pop(link)
+    paused_ns += sum(last - t for t in paused_since.values())
+    return episodes, paused_ns
+
+
 def ns3_pfc(path):
     """ns-3 PFC file: time node node_type if_index type, logged by the paused device for every
     PAUSE (1) and RESUME (0) it receives."""
-    paused_since, episodes, paused_ns = {}, 0, 0
-    last = 0
     with open_text(path) as f:
-        for line in f:
-            p = line.split()
-            if len(p) < 5:
-                continue
-            t, key, kind = int(p[0]), (p[1], p[3]), int(p[4])
-            last = max(last, t)
-            if kind == 1 and key not in paused_since:
-                paused_since[key] = t
-                episodes += 1
-            elif kind == 0 and key in paused_since:
-                paused_ns += t - paused_since.pop(key)
-    paused_ns += sum(last - t for t in paused_since.values())
-    return episodes, paused_ns
+        rows = [line.split() for line in f]
+    return pause_episodes((int(p[0]), (p[1], p[3]), p[4] == "1") for p in rows if len(p) >= 5)
 
 
 def rocelab_pfc(path):
     """pfc_events.csv: time_ns,switch,port,paused_peer,priority,event (XOFF / XON)."""
-    paused_since, episodes, paused_ns, last = {}, 0, 0, 0
     if not os.path.exists(path):
         return 0, 0
     with open(path) as f:
-        next(f, None)
-        for line in f:
-            p = line.strip().split(",")
-            t = int(float(p[0]))
-            key = (p[1], p[2], p[4])
-            last = max(last, t)
-            if p[5].upper().startswith("XOFF") and key not in paused_since:
-                paused_since[key] = t
-                episodes += 1
-            elif p[5].upper().startswith("XON") and key in paused_since:
-                paused_ns += t - paused_since.pop(key)
-    paused_ns += sum(last - t for t in paused_since.values())
-    return episodes, paused_ns
+        rows = [line.strip().split(",") for line in f][1:]
+    return pause_episodes((int(float(p[0])), (p[1], p[2], p[4]), p[5] == "XOFF") for p in rows)
 
 
 def percentile(values, q):
@@ -123,8 +114,7 @@ def run_rocelab(case, rocelab, work, extra_sets=()):
     topo = os.path.join(work, "topology.txt")
     flows = os.path.join(work, "flows.txt")
     subprocess.run([sys.executable, os.path.join(HERE, "tools", "ns3_inputs.py"), *case["inputs"],
-                    "--out-topology", topo, "--out-flows", os.path.join(work, "flows.generated.txt")],
-                   check=True, stdout=subprocess.DEVNULL)
+                    "--out-topology", topo], check=True, stdout=subprocess.DEVNULL)
     with gzip.open(os.path.join(ref, "flows.txt.gz"), "rt") as src, open(flows, "w") as dst:
         dst.write(src.read())
     scenario = os.path.join(work, "case.yaml")

@@ -99,14 +99,15 @@ int cmd_import(const std::string& topo_path, const std::string& flows_path,
                           : format == "conweave" ? Ns3FlowFormat::kConweave
                                                  : Ns3FlowFormat::kAuto;
   const auto flows = read_ns3_flows(flows_path, f, "trace", &flows_note);
-  for (const std::string* note : {&topo_note, &flows_note})
-    if (!note->empty()) std::fprintf(stderr, "rocelab: note: %s\n", note->c_str());
   ScenarioConfig c;
   if (!preset.empty() && preset != "none") apply_preset(preset, c);
   c.name = std::filesystem::path(out).stem().string();
   c.description = "imported from " + topo_path + " and " + flows_path;
-  for (const std::string* note : {&topo_note, &flows_note})
-    if (!note->empty()) c.description += "; " + *note;
+  for (const std::string* note : {&topo_note, &flows_note}) {
+    if (note->empty()) continue;
+    std::fprintf(stderr, "rocelab: note: %s\n", note->c_str());
+    c.description += "; " + *note;
+  }
   c.topology.type = "ns3";
   c.topology.file = std::filesystem::absolute(topo_path).string();
   WorkloadConfig w;

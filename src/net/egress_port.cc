@@ -49,11 +49,10 @@ void EgressPort::enqueue(PacketId pkt) {
 void EgressPort::set_priority_paused(Priority prio, bool paused) {
   const uint32_t bit = 1u << (prio & 31);
   paused_priorities_ = paused ? paused_priorities_ | bit : paused_priorities_ & ~bit;
-  const size_t n = data_queues_.size();
-  const size_t queue = prio < n ? prio : n - 1;
+  const size_t queue = queue_of_priority(prio);
   bool any = false;  // another paused priority sharing the queue keeps it paused
   for (uint32_t p = 0; p < 32; ++p)
-    if ((paused_priorities_ >> p) & 1u) any |= (p < n ? p : n - 1) == queue;
+    if ((paused_priorities_ >> p) & 1u) any |= queue_of_priority(p) == queue;
   set_paused(queue, any);
 }
 

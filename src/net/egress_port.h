@@ -78,8 +78,10 @@ class EgressPort final : public EventHandler {
   Delta paused_time(Time now) const;
 
   // Data queue that holds packets of `p`'s priority.
-  size_t queue_of(const Packet& p) const {
-    return p.priority < data_queues_.size() ? p.priority : data_queues_.size() - 1;
+  size_t queue_of(const Packet& p) const { return queue_of_priority(p.priority); }
+  // A port with fewer queues than priorities carries the upper ones in its last queue.
+  size_t queue_of_priority(uint32_t prio) const {
+    return prio < data_queues_.size() ? prio : data_queues_.size() - 1;
   }
 
   void on_event(uint32_t kind, uint64_t arg) override;

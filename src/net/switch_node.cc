@@ -18,6 +18,7 @@ void Switch::finalize() {
   const WireModel& w = ctx_.wire;
   for (const auto& port : ports_) {
     rates.push_back(port->rate_bps());
+    peer_node_.push_back(port->peer()->id().index());
     const int64_t h = pfc_headroom_bytes(cfg_.pfc, w, port->rate_bps(), port->delay());
     headroom.push_back(h);
     port_ecn_.push_back(cfg_.ecn.for_port(port->rate_bps()));
@@ -37,11 +38,12 @@ size_t Switch::ecmp_index(const Packet& p, std::span<const PortId> hops) const {
                                    reply ? p.sport : p.dport, id_.index());
   // Their routing table lists next hops in the order their BFS from the destination found
   // them, which is neighbour node-id order in leaf-spines and fat-trees.
+  // The candidate whose peer has rank h % n among them (n is a handful of ports).
   const size_t rank = h % n;
   for (size_t i = 0; i < n; ++i) {
-    const uint32_t peer = ports_[hops[i].index()]->peer()->id().index();
+    const uint32_t peer = peer_node_[hops[i].index()];
     size_t below = 0;
-    for (size_t j = 0; j < n; ++j) below += ports_[hops[j].index()]->peer()->id().index() < peer;
+    for (size_t j = 0; j < n; ++j) below += peer_node_[hops[j].index()] < peer;
     if (below == rank) return i;
   }
   return rank;

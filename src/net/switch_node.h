@@ -56,6 +56,7 @@ class Switch final : public Node {
   RandomStream rng_;
   uint64_t ecmp_seed_;
   bool ns3_hash_ = false;
+  std::vector<uint32_t> peer_node_;  // node id at the far end of each port
   uint64_t pause_frames_sent_ = 0;
 };
 

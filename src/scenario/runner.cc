@@ -22,10 +22,6 @@ double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-}  // namespace
-
-namespace {
-
 // The model's invariants at the end of a run (DESIGN.md): every flow done, bytes conserved,
 // no drop under PFC, buffers and the packet pool empty once what is in flight has landed.
 // "ok", or the first one broken. Runs stopped early are checked for drops only. The

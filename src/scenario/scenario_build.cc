@@ -8,8 +8,6 @@
 #include <map>
 #include <regex>
 
-#include "cc/cc_registry.h"
-#include "lb/lb_registry.h"
 #include "net/mmu.h"
 #include "scenario/ns3_format.h"
 #include "scenario/yaml_params.h"
@@ -51,20 +49,8 @@ std::vector<uint32_t> rack_of_hosts(const TopologySpec& topo) {
 }
 
 void ensure_schemes(ScenarioConfig& c) {
-  if (!c.lb_params || c.lb_params_for != c.lb) {
-    const auto* e = lb_registry().find(c.lb);
-    if (!e) throw ConfigError("lb: unknown load balancer '" + c.lb + "'");
-    c.lb_params = e->factory();
-    apply_preset_scheme(c.preset, *c.lb_params);
-    c.lb_params_for = c.lb;
-  }
-  if (!c.cc_params || c.cc_params_for != c.cc) {
-    const auto* e = cc_registry().find(c.cc);
-    if (!e) throw ConfigError("cc: unknown congestion control '" + c.cc + "'");
-    c.cc_params = e->factory();
-    apply_preset_scheme(c.preset, *c.cc_params);
-    c.cc_params_for = c.cc;
-  }
+  ensure_lb_params(c);
+  ensure_cc_params(c);
 }
 
 // Total rate of the links at `node`; with switches_only, only those to switches.

@@ -167,6 +167,24 @@ std::vector<std::string> with_none(std::vector<std::string> names) {
 
 }  // namespace
 
+void ensure_lb_params(ScenarioConfig& c) {
+  if (c.lb_params && c.lb_params_for == c.lb) return;
+  const auto* e = lb_registry().find(c.lb);
+  if (!e) throw ConfigError("lb: unknown load balancer '" + c.lb + "'");
+  c.lb_params = e->factory();
+  apply_preset_scheme(c.preset, *c.lb_params);
+  c.lb_params_for = c.lb;
+}
+
+void ensure_cc_params(ScenarioConfig& c) {
+  if (c.cc_params && c.cc_params_for == c.cc) return;
+  const auto* e = cc_registry().find(c.cc);
+  if (!e) throw ConfigError("cc: unknown congestion control '" + c.cc + "'");
+  c.cc_params = e->factory();
+  apply_preset_scheme(c.preset, *c.cc_params);
+  c.cc_params_for = c.cc;
+}
+
 void describe(ParamVisitor& v, ScenarioConfig& c) {
   v.text("name", c.name, "scenario name");
   v.text("description", c.description, "free text");
@@ -182,11 +200,7 @@ void describe(ParamVisitor& v, ScenarioConfig& c) {
       "lb",
       [&](ParamVisitor& s) {
         s.choice("name", c.lb, lbs, "switch load balancer");
-        if (!c.lb_params || c.lb_params_for != c.lb) {
-          c.lb_params = lb_registry().find(c.lb)->factory();
-          apply_preset_scheme(c.preset, *c.lb_params);
-          c.lb_params_for = c.lb;
-        }
+        ensure_lb_params(c);
         c.lb_params->describe(s);
       },
       "load balancing", "name");
@@ -195,11 +209,7 @@ void describe(ParamVisitor& v, ScenarioConfig& c) {
       "cc",
       [&](ParamVisitor& s) {
         s.choice("name", c.cc, ccs, "congestion control");
-        if (!c.cc_params || c.cc_params_for != c.cc) {
-          c.cc_params = cc_registry().find(c.cc)->factory();
-          apply_preset_scheme(c.preset, *c.cc_params);
-          c.cc_params_for = c.cc;
-        }
+        ensure_cc_params(c);
         c.cc_params->describe(s);
       },
       "congestion control", "name");

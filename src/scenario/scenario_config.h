@@ -128,5 +128,10 @@ void apply_preset(const std::string& name, ScenarioConfig& c);
 // The preset's values for a scheme's parameters, applied whenever they are made.
 void apply_preset_scheme(const std::string& preset, LbConfig& lb);
 void apply_preset_scheme(const std::string& preset, CcConfig& cc);
+// Makes the parameters of the scenario's load balancer / congestion control when they are
+// missing or were made for another scheme (with the preset's values); ConfigError for an
+// unknown name.
+void ensure_lb_params(ScenarioConfig& c);
+void ensure_cc_params(ScenarioConfig& c);
 
 }  // namespace rocelab

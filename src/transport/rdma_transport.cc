@@ -238,6 +238,15 @@ void RdmaTransport::on_host_receive(NodeId, PacketId pkt) {
   ctx_.free_packet(pkt);
 }
 
+// CnpDelivery::kAckFlag: the ACK/NAK a marked packet triggers carries the CNP (a marked
+// packet that triggers none notifies nobody); with cnp_on_nak every go-back-N NAK does.
+bool RdmaTransport::carries_cnp(const Packet& data, PacketType type) const {
+  if (cfg_.cnp_delivery != CnpDelivery::kAckFlag) return false;
+  if (type == PacketType::kAck) return data.ecn_ce;
+  if (type != PacketType::kNak) return false;
+  return data.ecn_ce || (cfg_.cnp_on_nak && cfg_.recovery == LossRecovery::kGoBackN);
+}
+
 void RdmaTransport::send_control(const Packet& data, PacketType type, uint64_t seq,
                                  uint64_t sack_seq) {
   const PacketId id = ctx_.alloc_packet();
@@ -255,9 +264,8 @@ void RdmaTransport::send_control(const Packet& data, PacketType type, uint64_t s
   c.sport = data.sport;
   c.dport = data.dport;
   c.sent_time = data.sent_time;  // echoed for RTT samples
-  if (ack_carries_cnp_ && (type == PacketType::kAck || type == PacketType::kNak)) {
+  if (carries_cnp(data, type)) {
     c.cnp_flag = true;
-    ack_carries_cnp_ = false;
     ++counters_.cnps_sent;
   }
   net_.host(data.dst).nic().enqueue(id);
@@ -267,10 +275,7 @@ void RdmaTransport::on_data(PacketId pkt) {
   const Packet& p = ctx_.pkt(pkt);
   Receiver& r = receivers_[p.flow.index()];
   const Time now = sim().now();
-  ack_carries_cnp_ = false;
-  if (p.ecn_ce && cfg_.cnp_delivery == CnpDelivery::kAckFlag) {
-    ack_carries_cnp_ = true;  // on the ACK/NAK this packet triggers, if any
-  } else if (p.ecn_ce) {
+  if (p.ecn_ce && cfg_.cnp_delivery == CnpDelivery::kFrame) {
     // DCQCN notification point: at most one CNP per flow per cnp_interval.
     if (r.last_cnp == Time::never() || cfg_.cnp_interval == Delta::zero() ||
         now - r.last_cnp >= cfg_.cnp_interval) {
@@ -324,7 +329,6 @@ void RdmaTransport::on_out_of_order(Receiver& r, const Packet& p) {
       if (now >= r.nak_blocked_until || r.last_nak_seq != r.rcv_nxt) {
         r.nak_blocked_until = now + cfg_.nak_interval;
         r.last_nak_seq = r.rcv_nxt;
-        if (cfg_.cnp_on_nak) ack_carries_cnp_ = true;
         ++counters_.naks_sent;
         send_control(p, PacketType::kNak, r.rcv_nxt);
       }

@@ -155,6 +155,7 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   // false when it has nothing it may send now.
   bool next_seq(Sender& s, uint64_t* seq);
   void send_control(const Packet& data, PacketType type, uint64_t seq, uint64_t sack_seq = 0);
+  bool carries_cnp(const Packet& data, PacketType type) const;
   bool advance_una(FlowId f, uint64_t ack_seq, const Packet& ack);
   void kick(FlowId f) { net_.host(flows_[f.index()].src).nic().kick(); }
 
@@ -168,8 +169,6 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   std::vector<FlowRecord> records_;
   std::vector<HostQueues> hosts_;  // by node id (switch slots stay empty)
   TransportCounters counters_;
-  // The data packet being handled asks its ACK/NAK to carry a CNP (CnpDelivery::kAckFlag).
-  bool ack_carries_cnp_ = false;
   std::vector<uint64_t> ood_histogram_ = std::vector<uint64_t>(kOodBuckets, 0);
   std::function<void(const FlowRecord&)> on_finish_;
 };

@@ -150,7 +150,7 @@ def main(argv):
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--format", choices=["conweave", "hpcc"], default="conweave")
     ap.add_argument("--out-topology", required=True)
-    ap.add_argument("--out-flows", required=True)
+    ap.add_argument("--out-flows", help="omitted: the topology only")
     a = ap.parse_args(argv)
     if a.topology == "leaf_spine":
         topo = leaf_spine(a.hosts_per_tor, a.leaves, a.spines, a.host_rate, a.fabric_rate, a.delay)
@@ -161,7 +161,11 @@ def main(argv):
                         a.host_rate, a.fabric_rate, a.delay)
     write_topology(a.out_topology, topo)
     n, switches, _, _ = topo
-    hosts = [i for i in range(n) if i not in set(switches)]
+    switch_set = set(switches)
+    hosts = [i for i in range(n) if i not in switch_set]
+    if not a.out_flows:
+        print(f"{a.out_topology}: {n} nodes")
+        return
     if a.incast:
         first, last = map(int, a.incast[0].split("-"))
         flows = [(2_000_000_000, s, int(a.incast[1]), int(a.incast[2])) for s in range(first, last + 1)]
