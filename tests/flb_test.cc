@@ -209,15 +209,16 @@ TEST(FlbIsolation, VictimsKeepTheirThroughputAndTheCongestedFlowIsIsolatedBefore
 
 // Drops FLB's release (non-congestion) CNMs as they cross a core switch.
 struct ReleaseCnmDropper : LoadBalancer {
+  explicit ReleaseCnmDropper(const SwitchView& sw) : cnm(sw.packet_layout()) {}
+  CnmFormat cnm;
   uint64_t dropped = 0;
-  PortId choose_egress(Switch& sw, PacketId pkt, std::span<const PortId> c) override {
-    return c[sw.ecmp_index(sw.context().pkt(pkt), c)];
+  PortId choose_egress(const SwitchView& sw, Packet& p, std::span<const PortId> c) override {
+    return c[sw.ecmp_index(p, c)];
   }
-  bool on_receive(Switch& sw, PacketId pkt, PortId) override {
-    const Packet& p = sw.context().pkt(pkt);
-    if (!is_cnm(p) || read_cnm(p).congested) return false;
+  bool on_receive(const SwitchView& sw, Packet& p, PortId) override {
+    if (!cnm.is_cnm(p) || cnm.read(sw, p).congested) return false;
     ++dropped;
-    sw.context().free_packet(pkt);
+    sw.free_packet(p.self);
     return true;
   }
 };
@@ -228,9 +229,10 @@ TEST(FlbIsolation, LostReleaseCnmsTimeOut) {
   const TopologySpec& t = exp.network().topology();
   std::vector<ReleaseCnmDropper*> droppers;
   for (const char* core : {"S1", "S2", "S3"}) {
-    auto d = std::make_unique<ReleaseCnmDropper>();
+    Switch& sw = exp.network().switch_at(NodeId(t.find(core)));
+    auto d = std::make_unique<ReleaseCnmDropper>(sw.view());
     droppers.push_back(d.get());
-    exp.network().switch_at(NodeId(t.find(core))).set_load_balancer(std::move(d));
+    sw.set_load_balancer(std::move(d));
   }
   auto& s0 = static_cast<Flb&>(*exp.network().switch_at(NodeId(t.find("S0"))).load_balancer());
   bool isolated = false;
@@ -339,16 +341,19 @@ TEST(FlbRc, CongestionCnmPausesAndReleaseResumesAtCOverN) {
   EXPECT_EQ(exp.transport().rate_bps(f), gbps(100)) << "starts at line rate";
   EXPECT_GT(exp.transport().inflight_bytes(f), 0u);
 
-  Packet cnm;
+  NetContext& ctx = exp.network().context();
+  const CnmFormat format(ctx.state.layout());
+  const PacketId cnm_id = ctx.alloc_packet();
+  Packet& cnm = ctx.pkt(cnm_id);
   cnm.flow = f;
-  write_cnm(cnm, Cnm{true, 4, 0});
+  format.write(ctx, cnm, Cnm{true, 4, 0});
   rc->on_control(f, cnm);
   EXPECT_TRUE(rc->paused(f));
   const uint64_t sent = exp.transport().counters().data_packets_sent;
   exp.run(Time{Delta::from_us(100).ps});
   EXPECT_EQ(exp.transport().counters().data_packets_sent, sent) << "paused: nothing is sent";
 
-  write_cnm(cnm, Cnm{false, 4, 0});
+  format.write(ctx, cnm, Cnm{false, 4, 0});
   rc->on_control(f, cnm);
   EXPECT_FALSE(rc->paused(f));
   EXPECT_EQ(exp.transport().rate_bps(f), gbps(25)) << "resumes at C/n = 100G/4";
@@ -358,9 +363,10 @@ TEST(FlbRc, CongestionCnmPausesAndReleaseResumesAtCOverN) {
       static_cast<double>(exp.transport().delivered_bytes(f) - before) * 8 / 200e-6 / 1e9;
   EXPECT_NEAR(gbps_after, 25.0 * 1000 / 1082, 1.0);
   // n changes: the rate follows.
-  write_cnm(cnm, Cnm{false, 2, 0});
+  format.write(ctx, cnm, Cnm{false, 2, 0});
   rc->on_control(f, cnm);
   EXPECT_EQ(exp.transport().rate_bps(f), gbps(50));
+  ctx.free_packet(cnm_id);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // PFC off.
 #include <gtest/gtest.h>
 
+#include "net/mmu.h"
 #include "test_util.h"
 
 namespace rocelab {
@@ -126,7 +127,7 @@ TEST(Pfc, StaticThresholdPausesAtTheConfiguredBytes) {
   inc.spec.network.switch_config.pfc.static_xoff_bytes = 100 * 1000;
   Experiment exp(inc.spec);
   const Switch& leaf1 = static_cast<const Switch&>(exp.network().node(NodeId(inc.leaf1)));
-  EXPECT_EQ(leaf1.mmu().xoff_threshold(PortId(0)), 100 * 1000);
+  EXPECT_EQ(leaf1.flow_control().buffer()->xoff_threshold(PortId(0)), 100 * 1000);
   test::run_checked(exp);
   EXPECT_GT(exp.network().counters().pause_frames_by_node[inc.leaf1], 0u);
   EXPECT_EQ(exp.network().counters().drops, 0u);

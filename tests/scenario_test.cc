@@ -144,7 +144,7 @@ TEST(LoadBalancing, LetFlowRepicksOnlyAfterTheFlowletTimeout) {
   Network net(sim, t, NetworkConfig{});
   Switch& leaf0 = net.switch_at(NodeId(t.find("leaf0")));
   const auto hops = net.routing().next_hops(leaf0.id().index(), t.find("leaf1"));
-  LetFlow lf;  // 50 us timeout
+  LetFlow lf(leaf0.view(), LetFlowConfig{});  // 50 us timeout
   Tick tick;
   const uint32_t tick_id = sim.add_handler(&tick);
   const PacketId pkt = net.context().alloc_packet();
@@ -152,7 +152,7 @@ TEST(LoadBalancing, LetFlowRepicksOnlyAfterTheFlowletTimeout) {
   auto choice_at = [&](Delta t_since_start) {
     sim.schedule(Time::zero() + t_since_start, tick_id, 0);
     sim.run_until(Time::zero() + t_since_start);
-    return lf.choose_egress(leaf0, pkt, hops).index();
+    return lf.choose_egress(leaf0.view(), net.context().pkt(pkt), hops).index();
   };
   std::set<uint16_t> within, across;
   const uint16_t first = choice_at(Delta::zero());

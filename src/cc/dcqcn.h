@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cc/dcqcn_np.h"
 #include "sim/simulator.h"
 #include "transport/congestion_control.h"
 
@@ -63,6 +64,13 @@ class Dcqcn final : public CongestionControl, private EventHandler {
   void on_flow_start(FlowId f) override;
   void on_packet_sent(FlowId f, const Packet& p) override;
   void on_cnp(FlowId f, const Packet& p) override;
+  // The receiver half: the notification point.
+  void on_data_received(FlowId f, const Packet& data) override {
+    np_.on_data(*transport_, f, data);
+  }
+  bool flag_cnp_on_reply(FlowId, const Packet& data, PacketType reply) override {
+    return DcqcnNotificationPoint::flag_on_reply(transport_->config(), data, reply);
+  }
   void on_flow_finish(FlowId f) override;
 
   // Exposed for tests and time series.
@@ -72,6 +80,7 @@ class Dcqcn final : public CongestionControl, private EventHandler {
   const DcqcnConfig& config() const { return cfg_; }
 
  private:
+  DcqcnNotificationPoint np_;
   enum TimerKind : uint32_t { kAlphaTimer = 0, kIncreaseTimer = 1 };
   struct State {
     double alpha = 1.0;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "cc/dcqcn.h"
+#include "cc/dcqcn_np.h"
 #include "sim/simulator.h"
 #include "transport/congestion_control.h"
 
@@ -32,6 +33,13 @@ class DcqcnMlx final : public CongestionControl, private EventHandler {
   void attach(RdmaTransport& transport) override;
   void on_flow_start(FlowId f) override;
   void on_cnp(FlowId f, const Packet& p) override;
+  // The receiver half: the notification point.
+  void on_data_received(FlowId f, const Packet& data) override {
+    np_.on_data(*transport_, f, data);
+  }
+  bool flag_cnp_on_reply(FlowId, const Packet& data, PacketType reply) override {
+    return DcqcnNotificationPoint::flag_on_reply(transport_->config(), data, reply);
+  }
   void on_flow_finish(FlowId f) override;
 
   // Exposed for tests: alpha as the forks' timer would hold it now.
@@ -41,6 +49,7 @@ class DcqcnMlx final : public CongestionControl, private EventHandler {
   uint32_t increase_stage(FlowId f) const { return state_[f.index()].stage; }
 
  private:
+  DcqcnNotificationPoint np_;
   enum TimerKind : uint32_t { kDecreaseCheck = 0, kIncreaseTimer = 1 };
   struct State {
     double alpha = 1.0;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "net/cnm.h"
 #include "transport/rdma_transport.h"
 
 namespace rocelab {
@@ -21,6 +20,7 @@ std::unique_ptr<CongestionControl> FlbRcSchemeConfig::build() const {
 void FlbRateControl::attach(RdmaTransport& transport) {
   CongestionControl::attach(transport);
   handler_ = transport.sim().add_handler(this);
+  cnm_.emplace(transport.packet_layout());
 }
 
 void FlbRateControl::on_flow_start(FlowId f) {
@@ -36,9 +36,9 @@ void FlbRateControl::on_flow_start(FlowId f) {
 }
 
 void FlbRateControl::on_control(FlowId f, const Packet& p) {
-  if (!is_cnm(p) || f.index() >= state_.size() || !state_[f.index()].active) return;
+  if (!cnm_->is_cnm(p) || f.index() >= state_.size() || !state_[f.index()].active) return;
   State& s = state_[f.index()];
-  const Cnm cnm = read_cnm(p);
+  const Cnm cnm = cnm_->read(*transport_, p);
   const BitsPerSec line = transport_->line_rate_bps(f);
   if (cnm.congested_flows > 0) s.target_bps = line / cnm.congested_flows;  // r = C/n (§3.3)
   transport_->set_rate(f, s.target_bps);

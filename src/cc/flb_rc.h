@@ -5,8 +5,10 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <vector>
 
+#include "net/cnm.h"
 #include "sim/simulator.h"
 #include "transport/congestion_control.h"
 
@@ -48,6 +50,7 @@ class FlbRateControl final : public CongestionControl, public EventHandler {
     TimerSlot recovery;
   };
   FlbRcConfig cfg_;
+  std::optional<CnmFormat> cnm_;  // FLB's CNM, as the edge switches write it
   std::vector<State> state_;
   uint32_t handler_ = 0;
   uint64_t congestion_cnms_ = 0;

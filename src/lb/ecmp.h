@@ -3,14 +3,17 @@
 #pragma once
 
 #include "net/load_balancer.h"
-#include "net/switch_node.h"
+#include "net/switch_view.h"
+#include "sim/random.h"
 
 namespace rocelab {
 
 class Ecmp final : public LoadBalancer {
  public:
-  PortId choose_egress(Switch& sw, PacketId pkt, std::span<const PortId> candidates) override {
-    return candidates[sw.ecmp_index(sw.context().pkt(pkt), candidates)];
+  explicit Ecmp(const SwitchView&) {}
+  PortId choose_egress(const SwitchView& sw, Packet& p,
+                       std::span<const PortId> candidates) override {
+    return candidates[sw.ecmp_index(p, candidates)];
   }
 };
 

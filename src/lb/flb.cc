@@ -3,29 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
-#include "net/cnm.h"
+#include "net/flow_control.h"
+#include "net/mmu.h"
+#include "net/node.h"
 
 namespace rocelab {
-
-namespace {
-
-// In-band fields: a departure stamp (tag 0, data packets) and delay feedback (tag 1, any
-// packet toward the measuring edge): valid bit, 15-bit path id, a "stamp pending" bit
-// (tag 0 between routing and departure, Flb::kStampPending), 47-bit picosecond value.
-constexpr uint64_t kValid = 1ull << 63;
-constexpr uint64_t kValueMask = (1ull << 47) - 1;
-uint64_t encode(uint16_t path, int64_t value) {
-  return kValid | (uint64_t{path} << 48) | (static_cast<uint64_t>(value) & kValueMask);
-}
-uint16_t decode_path(uint64_t tag) {
-  return static_cast<uint16_t>((tag >> 48) & 0x7fff);
-}
-int64_t decode_value(uint64_t tag) {  // sign-extends 47 bits: differences survive wrap-around
-  const int64_t v = static_cast<int64_t>(tag & kValueMask);
-  return (v & (1ll << 46)) ? v - (1ll << 47) : v;
-}
-
-}  // namespace
 
 // ---------------------------------------------------------------- configuration
 
@@ -57,24 +39,27 @@ void FlbSchemeConfig::describe(ParamVisitor& v) {
             "isolation_threshold", "give isolation_threshold or its buffer fraction, not both");
 }
 
-std::unique_ptr<LoadBalancer> FlbSchemeConfig::build(Switch& sw) const {
+std::unique_ptr<LoadBalancer> FlbSchemeConfig::build(const SwitchView& sw) const {
   if (!sw.is_edge()) return nullptr;  // edge switches only (§3.4); the rest follow the path
   return std::make_unique<Flb>(sw, cfg);
 }
 
 // ---------------------------------------------------------------- setup
 
-Flb::Flb(Switch& sw, const FlbConfig& cfg)
+Flb::Flb(const SwitchView& sw, const FlbConfig& cfg)
     : sw_(sw),
-      ctx_(sw.context()),
+      rng_(sw.seed(), "flb", sw.id().index()),
+      stamp_(sw.packet_layout().declare<Stamp>("flb.stamp")),
+      feedback_(sw.packet_layout().declare<Feedback>("flb.feedback")),
+      cnm_(sw.packet_layout()),
       cfg_(cfg),
-      handler_(sw.context().sim.add_handler(this)),
-      self_edge_(sw.context().routing.edge_index(sw.id().index())),
+      handler_(sw.sim().add_handler(this)),
+      self_edge_(sw.routing().edge_index(sw.id().index())),
       table_(cfg.hardware_table, cfg.hardware_entries, cfg.flow_timeout) {
-  RandomStream clock_rng(ctx_.seed, "flb-clock", sw.id().index());
+  RandomStream clock_rng(sw_.seed(), "flb-clock", sw.id().index());
   clock_offset_ = Delta{
       static_cast<int64_t>(clock_rng.uniform() * static_cast<double>(cfg.clock_offset_max.ps))};
-  pairs_.resize(ctx_.routing.edge_switches().size());
+  pairs_.resize(sw_.routing().edge_switches().size());
   ds_ports_.resize(sw.port_count());
   compute_thresholds();
 }
@@ -82,7 +67,7 @@ Flb::Flb(Switch& sw, const FlbConfig& cfg)
 void Flb::compute_thresholds() {
   // Appendix A: K in [2dC, Q_PFC/n - 2dC(n-1)); d = the largest one-way delay from a
   // sender to this switch, C = the egress port's rate.
-  const Routing& r = ctx_.routing;
+  const Routing& r = sw_.routing();
   uint32_t max_hops = 0;
   for (uint32_t e : r.edge_switches())
     max_hops = std::max(max_hops, r.edge_distance(e, sw_.id().index()));
@@ -91,18 +76,20 @@ void Flb::compute_thresholds() {
     max_link_delay = std::max(max_link_delay, sw_.port(PortId(static_cast<uint16_t>(i))).delay());
   const SwitchConfig& sc = sw_.config();
   const double alpha = sc.pfc.alpha;
+  // The shared pool the dynamic threshold divides (the whole buffer without an MMU).
+  const Mmu* buffer = sw_.flow_control().buffer();
+  const int64_t shared = buffer ? buffer->shared_capacity() : sc.buffer_bytes;
   const int64_t q_pfc =
       sc.pfc.mode == PfcThresholdMode::kStatic
           ? sc.pfc.static_xoff_bytes
-          : static_cast<int64_t>(alpha * static_cast<double>(sw_.mmu().shared_capacity()) /
-                                 (1 + alpha));
+          : static_cast<int64_t>(alpha * static_cast<double>(shared) / (1 + alpha));
   for (size_t i = 0; i < sw_.port_count(); ++i) {
     const EgressPort& port = sw_.port(PortId(static_cast<uint16_t>(i)));
     DsPort& dp = ds_ports_[i];
     if (port.peer()->kind() != NodeKind::kHost) continue;
     const BitsPerSec c = port.rate_bps();
     // Sender to this switch: its host link plus the switch-to-switch hops.
-    const Delta d = (max_link_delay + serialization_delay(ctx_.wire.mtu_wire_bytes(), c)) *
+    const Delta d = (max_link_delay + serialization_delay(sw_.wire().mtu_wire_bytes(), c)) *
                     static_cast<int64_t>(max_hops + 1);
     const int64_t two_dc = 2 * bytes_in(d, c);
     const int64_t n = cfg_.isolation_n;
@@ -124,7 +111,7 @@ Flb::Pair& Flb::pair(uint32_t edge_index) {
   if (slot) return *slot;
   slot = std::make_unique<Pair>();
   Pair& p = *slot;
-  const Routing& r = ctx_.routing;
+  const Routing& r = sw_.routing();
   p.dst_switch = r.edge_switches()[edge_index];
   const uint32_t self = sw_.id().index();
   if (p.dst_switch != self) {
@@ -136,7 +123,7 @@ Flb::Pair& Flb::pair(uint32_t edge_index) {
     const size_t links = r.path_nodes(self, p.dst_switch, 0).size() + 1;
     const EgressPort& up = sw_.port(hops[0]);
     const Delta per_link =
-        up.delay() + serialization_delay(ctx_.wire.mtu_wire_bytes(), up.rate_bps());
+        up.delay() + serialization_delay(sw_.wire().mtu_wire_bytes(), up.rate_bps());
     const Delta base_rtt = per_link * static_cast<int64_t>(2 * links);
     p.probe_interval = cfg_.probe_interval > Delta::zero() ? cfg_.probe_interval : base_rtt * 2;
   } else {
@@ -201,7 +188,7 @@ uint16_t Flb::pick_min(const Pair& p, const std::vector<uint8_t>& allowed, Time 
       best = d;
       ties = 1;
       choice = i;
-    } else if (d == best && sw_.rng().below(++ties) == 0) {
+    } else if (d == best && rng_.below(++ties) == 0) {
       choice = i;
     }
   }
@@ -220,10 +207,9 @@ uint16_t Flb::reroute(const std::vector<int64_t>& delay, const std::vector<uint8
   return best;
 }
 
-PortId Flb::choose_egress(Switch&, PacketId id, std::span<const PortId> hops) {
-  Packet& p = ctx_.pkt(id);
-  const Time now = ctx_.sim.now();
-  const Routing& r = ctx_.routing;
+PortId Flb::choose_egress(const SwitchView&, Packet& p, std::span<const PortId> hops) {
+  const Time now = sw_.now();
+  const Routing& r = sw_.routing();
   const uint32_t dst_idx = r.edge_index(r.edge_of_host(p.dst.index()));
   Pair& pr = pair(dst_idx);
   bool fresh = false;
@@ -261,14 +247,13 @@ PortId Flb::choose_egress(Switch&, PacketId id, std::span<const PortId> hops) {
 
   if (pr.last_stamp[path] == Time::never() || now - pr.last_stamp[path] >= pr.probe_interval) {
     // FLB §3.1: a sampled packet carries its departure time; on_dequeue writes it.
-    p.scheme_tag[0] = encode(path, 0) | kStampPending;
+    sw_.field(stamp_, p) = Stamp{kStampPending, path, 0};
     pr.last_stamp[path] = now;
     ++probes_;
   }
   const uint32_t n0 = static_cast<uint32_t>(hops.size());
   if (pr.paths > n0) {  // multi-tier: pin the end-to-end path (explicit source routing)
     p.source_routed = true;
-    p.path = PathId(path);
     p.path_digits = path / n0;
   }
   return hops[path % n0];
@@ -276,11 +261,10 @@ PortId Flb::choose_egress(Switch&, PacketId id, std::span<const PortId> hops) {
 
 // ---------------------------------------------------------------- measurement
 
-bool Flb::on_receive(Switch&, PacketId id, PortId in_port) {
-  Packet& p = ctx_.pkt(id);
-  const Routing& r = ctx_.routing;
+bool Flb::on_receive(const SwitchView&, Packet& p, PortId in_port) {
+  const Routing& r = sw_.routing();
   const uint32_t self = sw_.id().index();
-  if (is_cnm(p)) {
+  if (cnm_.is_cnm(p)) {
     if (r.edge_of_host(p.dst.index()) == self) on_cnm(p);
     return false;  // it goes on to the host (FLB §3.3)
   }
@@ -292,46 +276,47 @@ bool Flb::on_receive(Switch&, PacketId id, PortId in_port) {
   } else if (!from_fabric && !to_local) {
     as_source(p);
   }
-  if (to_local && p.type == PacketType::kData) check_isolation(p, id, in_port);
+  if (to_local && p.type == PacketType::kData) check_isolation(p, in_port);
   return false;
 }
 
 void Flb::as_destination(Packet& p, PortId) {
-  const Routing& r = ctx_.routing;
+  const Routing& r = sw_.routing();
   Pair& pr = pair(r.edge_index(r.edge_of_host(p.src.index())));
-  if (p.type == PacketType::kData && (p.scheme_tag[0] & kValid) &&
-      !(p.scheme_tag[0] & kStampPending)) {
-    const uint16_t path = decode_path(p.scheme_tag[0]);
+  Stamp& stamp = sw_.field(stamp_, p);
+  if (p.type == PacketType::kData && stamp.state == kStamped) {
+    const uint16_t path = stamp.path;
     if (path < pr.paths) {
-      const int64_t owd = decode_value(static_cast<uint64_t>(local_clock().ps) - p.scheme_tag[0]);
+      const int64_t owd = local_clock().ps - stamp.time_ps;
       if (!pr.fb_dirty[path]) ++pr.fb_pending;
       pr.fb_owd[path] = owd;
       pr.fb_dirty[path] = 1;
     }
-    p.scheme_tag[0] = 0;
+    stamp = Stamp{};
   }
-  if (p.scheme_tag[1] & kValid) {  // feedback on our own paths toward that edge switch
-    const uint16_t path = decode_path(p.scheme_tag[1]);
+  Feedback& fb = sw_.field(feedback_, p);
+  if (fb.valid) {  // feedback on our own paths toward that edge switch
+    const uint16_t path = fb.path;
     if (path < pr.paths) {
-      const int64_t owd = decode_value(p.scheme_tag[1]);
+      const int64_t owd = fb.owd_ps;
       pr.owd[path] = owd;
       ++feedback_received_;
-      pr.measured_at[path] = ctx_.sim.now();
+      pr.measured_at[path] = sw_.now();
       pr.min_owd[path] = std::min(pr.min_owd[path], owd);
     }
-    p.scheme_tag[1] = 0;
+    fb = Feedback{};
   }
 }
 
 void Flb::as_source(Packet& p) {
   // Piggyback one pending delay measurement on traffic toward the edge it describes.
-  const Routing& r = ctx_.routing;
+  const Routing& r = sw_.routing();
   Pair& pr = pair(r.edge_index(r.edge_of_host(p.dst.index())));
   if (pr.fb_pending == 0) return;
   for (uint16_t k = 0; k < pr.paths; ++k) {
     const uint16_t path = static_cast<uint16_t>((pr.fb_rr + k) % pr.paths);
     if (!pr.fb_dirty[path]) continue;
-    p.scheme_tag[1] = encode(path, pr.fb_owd[path]);
+    sw_.field(feedback_, p) = Feedback{true, path, pr.fb_owd[path]};
     ++feedback_sent_;
     pr.fb_dirty[path] = 0;
     --pr.fb_pending;
@@ -341,12 +326,13 @@ void Flb::as_source(Packet& p) {
 }
 
 void Flb::stamp_departure(Packet& p) const {
-  const uint16_t path = decode_path(p.scheme_tag[0]);
-  p.scheme_tag[0] = encode(path, local_clock().ps);
+  Stamp& stamp = sw_.field(stamp_, p);
+  stamp.state = kStamped;
+  stamp.time_ps = local_clock().ps;
 }
 
 std::vector<int64_t> Flb::path_delays(uint32_t dst_edge) const {
-  const Pair* p = pairs_[ctx_.routing.edge_index(dst_edge)].get();
+  const Pair* p = pairs_[sw_.routing().edge_index(dst_edge)].get();
   if (!p) return {};
   std::vector<int64_t> out;
   for (uint16_t i = 0; i < p->paths; ++i)
@@ -355,7 +341,7 @@ std::vector<int64_t> Flb::path_delays(uint32_t dst_edge) const {
 }
 
 std::vector<uint16_t> Flb::isolated_paths(uint32_t dst_edge) const {
-  const Pair* p = pairs_[ctx_.routing.edge_index(dst_edge)].get();
+  const Pair* p = pairs_[sw_.routing().edge_index(dst_edge)].get();
   return p ? p->iso_paths : std::vector<uint16_t>{};
 }
 

@@ -5,13 +5,15 @@
 // the source edge pins each packet to an end-to-end path ID by source routing (§3.4).
 #pragma once
 
+#include <map>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
 #include "lb/flb_flow_table.h"
+#include "net/cnm.h"
 #include "net/load_balancer.h"
-#include "net/switch_node.h"
+#include "net/switch_view.h"
+#include "sim/random.h"
 
 namespace rocelab {
 
@@ -43,17 +45,18 @@ struct FlbConfig {
 class FlbSchemeConfig final : public LbConfig {
  public:
   void describe(ParamVisitor& v) override;
-  std::unique_ptr<LoadBalancer> build(Switch& sw) const override;
+  std::unique_ptr<LoadBalancer> build(const SwitchView& sw) const override;
   FlbConfig cfg;
 };
 
 class Flb final : public LoadBalancer, public EventHandler {
  public:
-  Flb(Switch& sw, const FlbConfig& cfg);
+  Flb(const SwitchView& sw, const FlbConfig& cfg);
 
-  PortId choose_egress(Switch& sw, PacketId pkt, std::span<const PortId> candidates) override;
-  bool on_receive(Switch& sw, PacketId pkt, PortId in_port) override;
-  void on_dequeue(Switch& sw, PortId port, PacketId pkt) override;
+  PortId choose_egress(const SwitchView& sw, Packet& p,
+                       std::span<const PortId> candidates) override;
+  bool on_receive(const SwitchView& sw, Packet& p, PortId in_port) override;
+  void on_dequeue(const SwitchView& sw, Packet& p, PortId port) override;
   void add_stats(std::vector<Stat>& out) const override;
   void on_event(uint32_t kind, uint64_t arg) override;
 
@@ -64,7 +67,7 @@ class Flb final : public LoadBalancer, public EventHandler {
   std::vector<int64_t> path_delays(uint32_t dst_edge) const;
   std::vector<uint16_t> isolated_paths(uint32_t dst_edge) const;
   size_t isolated_flows() const { return iso_.size(); }
-  Time local_clock() const { return sw_.context().sim.now() + clock_offset_; }
+  Time local_clock() const { return sw_.now() + clock_offset_; }
 
   // Alg. 1 lines 8-14 on a delay table: the path an existing flow on `current` takes when
   // its packets are `gap` apart; `allowed` masks paths it may use.
@@ -106,7 +109,8 @@ class Flb final : public LoadBalancer, public EventHandler {
     // Flows reported congested here: kept after the release while they stay active, so
     // that n follows them (§3.3 "the rate varies with the change of n"); removed when
     // idle for the flow timeout (§3.1, "also applies to the congested flow entries").
-    std::unordered_map<uint32_t, Flow> flows;
+    // Ordered by key: CNMs go out in the same order with every standard library.
+    std::map<uint32_t, Flow> flows;
     uint32_t n_notified = 0;  // n of the last release or update sent
   };
 
@@ -123,12 +127,11 @@ class Flb final : public LoadBalancer, public EventHandler {
   bool fresh_measurement(const Pair& p, uint16_t path, Time now) const;
   int64_t local_queue_ps(const Pair& p, uint16_t path) const;
   void stamp_departure(Packet& p) const;
-  static constexpr uint64_t kStampPending = 1ull << 47;
   uint16_t pick_min(const Pair& p, const std::vector<uint8_t>& allowed, Time now);
   void allowed_paths(const Pair& p, std::vector<uint8_t>& out) const;
   void as_destination(Packet& p, PortId in_port);
   void as_source(Packet& p);
-  void check_isolation(const Packet& p, PacketId id, PortId in_port);
+  void check_isolation(const Packet& p, PortId in_port);
   void send_cnm(NodeId src_host, FlowId flow, uint32_t key, uint16_t sport, PortId out,
                 bool congested, uint32_t n);
   void on_cnm(const Packet& p);
@@ -139,16 +142,32 @@ class Flb final : public LoadBalancer, public EventHandler {
   void assign_isolation_path(uint32_t key, Isolation& iso, const Pair& pr);
   void compute_thresholds();
 
-  Switch& sw_;
-  NetContext& ctx_;
+  SwitchView sw_;
+  RandomStream rng_;  // FLB's own draws (ties, isolation paths)
+  // In-band fields (FLB §3.1): a departure stamp on sampled data packets, and one delay
+  // measurement fed back on traffic toward the edge switch it describes.
+  struct Stamp {
+    uint8_t state;  // kNoStamp, kStampPending (routed, stamped at departure), kStamped
+    uint16_t path;
+    int64_t time_ps;  // the source edge's local clock at departure
+  };
+  struct Feedback {
+    bool valid;
+    uint16_t path;
+    int64_t owd_ps;
+  };
+  static constexpr uint8_t kNoStamp = 0, kStampPending = 1, kStamped = 2;
+  PacketField<Stamp> stamp_;
+  PacketField<Feedback> feedback_;
+  CnmFormat cnm_;
   FlbConfig cfg_;
   uint32_t handler_;
   uint32_t self_edge_;
   Delta clock_offset_;
   FlbFlowTable table_;
   std::vector<std::unique_ptr<Pair>> pairs_;
-  std::vector<DsPort> ds_ports_;  // by port index
-  std::unordered_map<uint32_t, Isolation> iso_;
+  std::vector<DsPort> ds_ports_;       // by port index
+  std::map<uint32_t, Isolation> iso_;  // ordered: deterministic iteration
   TimerSlot iso_timer_;
   TimerSlot ds_timer_;  // destination side: ages congested-flow entries, updates n
   std::vector<uint8_t> scratch_allowed_;

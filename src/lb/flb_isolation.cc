@@ -9,10 +9,10 @@
 
 namespace rocelab {
 
-void Flb::check_isolation(const Packet& p, PacketId, PortId in_port) {
-  const PortId out = ctx_.routing.host_port_at_edge(p.dst.index());
+void Flb::check_isolation(const Packet& p, PortId in_port) {
+  const PortId out = sw_.routing().host_port_at_edge(p.dst.index());
   DsPort& dp = ds_ports_[out.index()];
-  const Time now = ctx_.sim.now();
+  const Time now = sw_.now();
   const uint32_t key = table_.key_of(p);
   auto it = dp.flows.empty() ? dp.flows.end() : dp.flows.find(key);
   if (it != dp.flows.end()) it->second.last_seen = now;
@@ -32,17 +32,16 @@ void Flb::check_isolation(const Packet& p, PacketId, PortId in_port) {
     send_flow_cnm(key, it->second, true, static_cast<uint32_t>(dp.flows.size()), now);
   }
   if (!ds_timer_.armed())
-    ctx_.sim.arm(ds_timer_, now + cfg_.isolation_recompute, handler_, kCongestedFlowTimerKind);
+    sw_.sim().arm(ds_timer_, now + cfg_.isolation_recompute, handler_, kCongestedFlowTimerKind);
 }
 
-void Flb::on_dequeue(Switch&, PortId port_id, PacketId id) {
-  Packet& p = ctx_.pkt(id);
-  if (p.scheme_tag[0] & kStampPending) stamp_departure(p);
+void Flb::on_dequeue(const SwitchView&, Packet& p, PortId port_id) {
+  if (sw_.field(stamp_, p).state == kStampPending) stamp_departure(p);
   DsPort& dp = ds_ports_[port_id.index()];
   if (!dp.congested) return;
   const EgressPort& port = sw_.port(port_id);
   if (port.queue_bytes(port.queue_of(p)) >= dp.k) return;
-  release_port(dp, ctx_.sim.now());
+  release_port(dp, sw_.now());
 }
 
 // Below K again: a CNM without the congestion flag to every flow reported congested here,
@@ -75,7 +74,7 @@ void Flb::sweep_congested_flows(Time now) {
     if (!dp.flows.empty() && dp.flows.size() != dp.n_notified) release_port(dp, now);
   }
   if (any)
-    ctx_.sim.arm(ds_timer_, now + cfg_.isolation_recompute, handler_, kCongestedFlowTimerKind);
+    sw_.sim().arm(ds_timer_, now + cfg_.isolation_recompute, handler_, kCongestedFlowTimerKind);
 }
 
 void Flb::send_flow_cnm(uint32_t key, DsPort::Flow& f, bool congested, uint32_t n, Time now) {
@@ -86,11 +85,11 @@ void Flb::send_flow_cnm(uint32_t key, DsPort::Flow& f, bool congested, uint32_t 
 
 void Flb::send_cnm(NodeId src_host, FlowId flow, uint32_t key, uint16_t sport, PortId out,
                    bool congested, uint32_t n) {
-  const PacketId id = ctx_.alloc_packet();
-  Packet& c = ctx_.pkt(id);
-  write_cnm(c, Cnm{congested, n, key});
+  const PacketId id = sw_.new_packet();
+  Packet& c = sw_.pkt(id);
+  cnm_.write(sw_, c, Cnm{congested, n, key});
   c.ecn_capable = false;
-  c.wire_bytes = ctx_.wire.control_wire_bytes(PacketType::kControl);
+  c.wire_bytes = sw_.wire().control_wire_bytes(PacketType::kControl);
   c.src = sw_.id();
   c.dst = src_host;
   c.flow = flow;
@@ -103,11 +102,11 @@ void Flb::send_cnm(NodeId src_host, FlowId flow, uint32_t key, uint16_t sport, P
 }
 
 void Flb::on_cnm(const Packet& p) {
-  const Routing& r = ctx_.routing;
+  const Routing& r = sw_.routing();
   if (!r.is_edge(p.src.index()) || p.src == sw_.id()) return;  // local flows: no paths
-  const Cnm cnm = read_cnm(p);
+  const Cnm cnm = cnm_.read(sw_, p);
   const uint32_t dst_idx = r.edge_index(p.src.index());
-  const Time now = ctx_.sim.now();
+  const Time now = sw_.now();
   Pair& pr = pair(dst_idx);
   if (cnm.congested) {
     auto [it, inserted] = iso_.try_emplace(cnm.flow_key);
@@ -124,7 +123,7 @@ void Flb::on_cnm(const Packet& p) {
     if (pr.iso_paths.empty()) resize_isolation(dst_idx);
     assign_isolation_path(cnm.flow_key, iso, pr);
     if (!iso_timer_.armed())
-      ctx_.sim.arm(iso_timer_, now + cfg_.isolation_recompute, handler_, kIsolationTimerKind);
+      sw_.sim().arm(iso_timer_, now + cfg_.isolation_recompute, handler_, kIsolationTimerKind);
   } else if (iso_.erase(cnm.flow_key)) {
     // Once no congested flow toward this destination is left, its paths are released.
     bool any = false;
@@ -140,8 +139,8 @@ void Flb::assign_isolation_path(uint32_t key, Isolation& iso, const Pair& pr) {
   };
   if (in_set(iso.path)) return;  // a congested flow stays where it is
   // Its own path if that is an isolation path (no reordering), else a random one (§3.2).
-  const FlbFlowEntry* e = table_.find_key(key, ctx_.sim.now());
-  iso.path = e && in_set(e->path) ? e->path : pr.iso_paths[sw_.rng().below(pr.iso_paths.size())];
+  const FlbFlowEntry* e = table_.find_key(key, sw_.now());
+  iso.path = e && in_set(e->path) ? e->path : pr.iso_paths[rng_.below(pr.iso_paths.size())];
 }
 
 void Flb::resize_isolation(uint32_t dst_idx) {
@@ -158,7 +157,7 @@ void Flb::resize_isolation(uint32_t dst_idx) {
   size_t need = flows ? std::max<size_t>(1, static_cast<size_t>(std::ceil(total - 1e-9))) : 0;
   need = std::min<size_t>(need, pr.paths > 1 ? pr.paths - 1 : 0);  // leave a path free
   while (pr.iso_paths.size() > need) pr.iso_paths.pop_back();
-  const Time now = ctx_.sim.now();
+  const Time now = sw_.now();
   auto in_set = [&](uint16_t path) {
     return std::find(pr.iso_paths.begin(), pr.iso_paths.end(), path) != pr.iso_paths.end();
   };
@@ -177,7 +176,7 @@ void Flb::resize_isolation(uint32_t dst_idx) {
       std::vector<uint16_t> free_paths;
       for (uint16_t i = 0; i < pr.paths; ++i)
         if (!in_set(i)) free_paths.push_back(i);
-      pick = free_paths[sw_.rng().below(free_paths.size())];
+      pick = free_paths[rng_.below(free_paths.size())];
     }
     pr.iso_paths.push_back(pick);
   }
@@ -187,12 +186,12 @@ void Flb::resize_isolation(uint32_t dst_idx) {
 
 void Flb::on_event(uint32_t kind, uint64_t arg) {
   if (kind == kCongestedFlowTimerKind) {
-    if (ctx_.sim.timer_fired(ds_timer_, arg, handler_, kind)) sweep_congested_flows(ctx_.sim.now());
+    if (sw_.sim().timer_fired(ds_timer_, arg, handler_, kind)) sweep_congested_flows(sw_.now());
     return;
   }
-  if (!ctx_.sim.timer_fired(iso_timer_, arg, handler_, kind)) return;
+  if (!sw_.sim().timer_fired(iso_timer_, arg, handler_, kind)) return;
   // Periodic check (§3.2): entries whose release CNM was lost time out; paths follow.
-  const Time now = ctx_.sim.now();
+  const Time now = sw_.now();
   std::vector<uint32_t> touched;
   for (auto it = iso_.begin(); it != iso_.end();) {
     if (now - it->second.refreshed > cfg_.isolation_timeout) {
@@ -208,11 +207,11 @@ void Flb::on_event(uint32_t kind, uint64_t arg) {
   std::sort(touched.begin(), touched.end());
   touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
   for (uint32_t d : touched) resize_isolation(d);
-  if (!iso_.empty()) ctx_.sim.arm(iso_timer_, now + cfg_.isolation_recompute, handler_, kind);
+  if (!iso_.empty()) sw_.sim().arm(iso_timer_, now + cfg_.isolation_recompute, handler_, kind);
 }
 
 void Flb::add_stats(std::vector<Stat>& out) const {
-  const Time now = ctx_.sim.now();
+  const Time now = sw_.now();
   uint32_t max_paths = 1;
   for (const auto& p : pairs_)
     if (p) max_paths = std::max<uint32_t>(max_paths, p->paths);

@@ -11,7 +11,9 @@ namespace {
 template <class Lb>
 class StatelessConfig final : public LbConfig {
  public:
-  std::unique_ptr<LoadBalancer> build(Switch&) const override { return std::make_unique<Lb>(); }
+  std::unique_ptr<LoadBalancer> build(const SwitchView& sw) const override {
+    return std::make_unique<Lb>(sw);
+  }
 };
 }  // namespace
 

@@ -11,18 +11,17 @@ void LetFlowSchemeConfig::describe(ParamVisitor& v) {
   cfg.table_entries = static_cast<uint32_t>(entries);
 }
 
-std::unique_ptr<LoadBalancer> LetFlowSchemeConfig::build(Switch&) const {
-  return std::make_unique<LetFlow>(cfg);
+std::unique_ptr<LoadBalancer> LetFlowSchemeConfig::build(const SwitchView& sw) const {
+  return std::make_unique<LetFlow>(sw, cfg);
 }
 
-PortId LetFlow::choose_egress(Switch& sw, PacketId pkt, std::span<const PortId> candidates) {
+PortId LetFlow::choose_egress(const SwitchView& sw, Packet& p, std::span<const PortId> candidates) {
   if (table_.empty()) table_.resize(cfg_.table_entries);
-  const Packet& p = sw.context().pkt(pkt);
   Entry& e = table_[p.flow_hash & (cfg_.table_entries - 1)];
-  const Time now = sw.context().sim.now();
+  const Time now = sw.now();
   if (e.last_seen == Time::never() || now - e.last_seen > cfg_.flowlet_timeout ||
       e.choice >= candidates.size()) {
-    e.choice = static_cast<uint16_t>(sw.rng().below(candidates.size()));
+    e.choice = static_cast<uint16_t>(rng_.below(candidates.size()));
     ++flowlets_;
   }
   e.last_seen = now;

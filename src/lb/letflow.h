@@ -7,7 +7,8 @@
 #include <vector>
 
 #include "net/load_balancer.h"
-#include "net/switch_node.h"
+#include "net/switch_view.h"
+#include "sim/random.h"
 
 namespace rocelab {
 
@@ -19,14 +20,16 @@ struct LetFlowConfig {
 class LetFlowSchemeConfig final : public LbConfig {
  public:
   void describe(ParamVisitor& v) override;
-  std::unique_ptr<LoadBalancer> build(Switch& sw) const override;
+  std::unique_ptr<LoadBalancer> build(const SwitchView& sw) const override;
   LetFlowConfig cfg;
 };
 
 class LetFlow final : public LoadBalancer {
  public:
-  explicit LetFlow(const LetFlowConfig& cfg = {}) : cfg_(cfg) {}
-  PortId choose_egress(Switch& sw, PacketId pkt, std::span<const PortId> candidates) override;
+  LetFlow(const SwitchView& sw, const LetFlowConfig& cfg)
+      : cfg_(cfg), rng_(sw.seed(), "letflow", sw.id().index()) {}
+  PortId choose_egress(const SwitchView& sw, Packet& p,
+                       std::span<const PortId> candidates) override;
   uint64_t flowlets_started() const { return flowlets_; }
 
  private:
@@ -35,6 +38,7 @@ class LetFlow final : public LoadBalancer {
     uint16_t choice = 0;
   };
   LetFlowConfig cfg_;
+  RandomStream rng_;
   std::vector<Entry> table_;  // allocated on first use: switches that never choose pay nothing
   uint64_t flowlets_ = 0;
 };

@@ -1,17 +1,22 @@
 // Random packet spraying (RPS, Dixit et al., INFOCOM'13): every data packet takes a
-// uniformly random equal-cost next hop, drawn from the switch's own random stream.
+// uniformly random equal-cost next hop, drawn from its own random stream.
 #pragma once
 
 #include "net/load_balancer.h"
-#include "net/switch_node.h"
+#include "net/switch_view.h"
+#include "sim/random.h"
 
 namespace rocelab {
 
 class Rps final : public LoadBalancer {
  public:
-  PortId choose_egress(Switch& sw, PacketId, std::span<const PortId> candidates) override {
-    return candidates[sw.rng().below(candidates.size())];
+  explicit Rps(const SwitchView& sw) : rng_(sw.seed(), "rps", sw.id().index()) {}
+  PortId choose_egress(const SwitchView&, Packet&, std::span<const PortId> candidates) override {
+    return candidates[rng_.below(candidates.size())];
   }
+
+ private:
+  RandomStream rng_;
 };
 
 }  // namespace rocelab

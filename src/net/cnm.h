@@ -2,11 +2,13 @@
 // a control packet from the destination edge switch that names a flow, says whether its
 // egress port is congested, and how many flows are congested there. The source edge
 // switch acts on it and forwards it to the sending host (FLB's minimal rate control).
+// Both ends declare the same packet field and control kind by name.
 #pragma once
 
 #include <cstdint>
 
 #include "net/packet.h"
+#include "net/packet_state.h"
 
 namespace rocelab {
 
@@ -16,28 +18,29 @@ struct Cnm {
   uint32_t flow_key = 0;         // the flow table key at the switches (flow id or CRC16)
 };
 
-namespace cnm_detail {
-constexpr uint64_t kMagic = 0xC4Dull << 48;
-constexpr uint64_t kMagicMask = 0xFFFull << 48;
-}  // namespace cnm_detail
+class CnmFormat {
+ public:
+  explicit CnmFormat(PacketStateLayout& layout)
+      : field_(layout.declare<Cnm>("cnm")), kind_(layout.control_kind("cnm")) {}
 
-inline void write_cnm(Packet& p, const Cnm& c) {
-  p.type = PacketType::kControl;
-  p.scheme_tag[0] = cnm_detail::kMagic | (c.congested ? (1ull << 47) : 0) | c.congested_flows;
-  p.scheme_tag[1] = c.flow_key;
-}
+  // `fields` is whatever gives the scheme its packet fields (a SwitchView, the transport).
+  template <class Fields>
+  void write(Fields& fields, Packet& p, const Cnm& c) const {
+    p.type = PacketType::kControl;
+    p.control_kind = kind_;
+    fields.field(field_, p) = c;
+  }
+  bool is_cnm(const Packet& p) const {
+    return p.type == PacketType::kControl && p.control_kind == kind_;
+  }
+  template <class Fields>
+  Cnm read(Fields& fields, const Packet& p) const {
+    return fields.field(field_, p);
+  }
 
-inline bool is_cnm(const Packet& p) {
-  return p.type == PacketType::kControl &&
-         (p.scheme_tag[0] & cnm_detail::kMagicMask) == cnm_detail::kMagic;
-}
-
-inline Cnm read_cnm(const Packet& p) {
-  Cnm c;
-  c.congested = (p.scheme_tag[0] >> 47) & 1;
-  c.congested_flows = static_cast<uint32_t>(p.scheme_tag[0] & 0xffffffffu);
-  c.flow_key = static_cast<uint32_t>(p.scheme_tag[1]);
-  return c;
-}
+ private:
+  PacketField<Cnm> field_;
+  ControlKind kind_;
+};
 
 }  // namespace rocelab

@@ -43,6 +43,9 @@ void describe(ParamVisitor& v, PfcConfig& c) {
   v.flag("headroom_when_pool_full", c.headroom_when_pool_full,
          "after XOFF an ingress keeps filling the shared pool, headroom only once it is full, "
          "and the pool counts guaranteed bytes (false; ConWeave ns-3: true)");
+  v.flag("pause_ahead_of_control", c.pause_ahead_of_control,
+         "PAUSE frames leave ahead of queued ACK/NAK/CNP frames, as a MAC sends them (true; the "
+         "ns-3 forks: false, FIFO in their control queue)");
   v.bytes("headroom", c.headroom_bytes, 0, kNoLimit,
           "headroom per ingress and lossless class; 0 = sized from the link (below)");
   v.real("headroom_delay_factor", c.headroom_delay_factor, 0, 100,

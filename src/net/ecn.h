@@ -1,10 +1,16 @@
 // RED-style ECN marking on the instantaneous queue (the DCQCN congestion point): no mark
-// at or below Kmin, probability rising linearly to Pmax at Kmax, always above Kmax.
+// at or below Kmin, probability rising linearly to Pmax at Kmax, always above Kmax. A
+// switch feature, marking as a data packet leaves its queue (as the HPCC/ConWeave ns-3
+// simulators do), with its own random stream (named "switch", the stream RED has always
+// used): the load balancer's draws never change which packets are marked, so schemes
+// compared on one seed see the same marking randomness.
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "net/switch_config.h"
+#include "net/switch_feature.h"
 #include "sim/random.h"
 
 namespace rocelab {
@@ -20,5 +26,17 @@ inline bool red_should_mark(int64_t queue_bytes, const EcnConfig& ecn, RandomStr
   const double p = red_mark_probability(queue_bytes, ecn);
   return p >= 1.0 || (p > 0.0 && rng.uniform() < p);
 }
+
+class RedEcnMarking final : public SwitchFeature {
+ public:
+  // Thresholds per egress port, scaled to its rate (EcnConfig::for_port).
+  RedEcnMarking(const SwitchView& sw, uint64_t* marks_counter);
+  void on_dequeue(const SwitchView& sw, Packet& p, PortId port) override;
+
+ private:
+  std::vector<EcnConfig> port_ecn_;
+  RandomStream rng_;
+  uint64_t* marks_;
+};
 
 }  // namespace rocelab

@@ -5,7 +5,7 @@
 namespace rocelab {
 
 EgressPort::EgressPort(Simulator& sim, Pool<Packet>& pool, Node& owner, PortId index,
-                       size_t num_queues, uint32_t drr_quantum_bytes)
+                       size_t num_queues, std::unique_ptr<EgressScheduler> scheduler)
     : sim_(sim),
       pool_(pool),
       owner_(owner),
@@ -13,10 +13,11 @@ EgressPort::EgressPort(Simulator& sim, Pool<Packet>& pool, Node& owner, PortId i
       handler_(sim.add_handler(this)),
       data_queues_(num_queues),
       queue_bytes_(num_queues, 0),
-      deficit_(num_queues, 0),
+      scheduler_(std::move(scheduler)),
       paused_(num_queues, 0),
-      quantum_bytes_(drr_quantum_bytes),
       pulls_(owner.kind() == NodeKind::kHost) {}
+
+EgressPort::~EgressPort() = default;
 
 void EgressPort::connect(Node* peer, PortId peer_port, BitsPerSec rate_bps, Delta delay) {
   peer_ = peer;
@@ -28,20 +29,22 @@ void EgressPort::connect(Node* peer, PortId peer_port, BitsPerSec rate_bps, Delt
 }
 
 size_t EgressPort::queued_packets() const {
-  size_t n = control_queue_.size();
+  size_t n = pause_queue_.size() + control_queue_.size();
   for (const auto& q : data_queues_) n += q.size();
   return n;
 }
 
-void EgressPort::enqueue(PacketId pkt) {
+void EgressPort::enqueue(PacketId pkt, size_t q) {
   const Packet& p = pool_[pkt.index()];
-  if (!queued_as_data(p)) {
+  if (p.type == PacketType::kPause && pause_ahead_) {
+    pause_queue_.push_back(pkt);
+  } else if (!queued_as_data(p)) {
     control_queue_.push_back(pkt);
   } else {
-    const size_t q = queue_of(p);
     data_queues_[q].push_back(pkt);
     queue_bytes_[q] += p.wire_bytes;
     data_bytes_total_ += p.wire_bytes;
+    scheduler_->on_enqueue(q);
   }
   try_send();
 }
@@ -75,35 +78,14 @@ Delta EgressPort::paused_time(Time now) const {
 }
 
 PacketId EgressPort::pick_data() {
-  const size_t n = data_queues_.size();
-  // DRR: a queue earns one quantum per visit; quantum >= MTU so a backlogged, unpaused
-  // queue sends at least one packet per round. 2n+1 steps always find it.
-  for (size_t step = 0; step < 2 * n + 1; ++step) {
-    auto& q = data_queues_[rr_];
-    if (q.empty() || paused_[rr_]) {
-      deficit_[rr_] = 0;
-      advance_rr();
-      continue;
-    }
-    if (rr_fresh_) {
-      deficit_[rr_] += quantum_bytes_;
-      rr_fresh_ = false;
-    }
-    const uint32_t size = pool_[q.front().index()].wire_bytes;
-    if (deficit_[rr_] >= size) {
-      deficit_[rr_] -= size;
-      const PacketId pkt = q.pop_front();
-      queue_bytes_[rr_] -= size;
-      data_bytes_total_ -= size;
-      if (q.empty()) {
-        deficit_[rr_] = 0;
-        advance_rr();
-      }
-      return pkt;
-    }
-    advance_rr();
-  }
-  return PacketId::invalid();
+  const size_t q = scheduler_->pick(*this);
+  if (q == EgressScheduler::kNone) return PacketId::invalid();
+  const PacketId pkt = data_queues_[q].pop_front();
+  const uint32_t size = pool_[pkt.index()].wire_bytes;
+  queue_bytes_[q] -= size;
+  data_bytes_total_ -= size;
+  scheduler_->on_sent(q, size, data_queues_[q].empty());
+  return pkt;
 }
 
 void EgressPort::try_send() {
@@ -124,8 +106,9 @@ void EgressPort::try_send() {
 }
 
 void EgressPort::choose_and_send() {
-  if (!control_queue_.empty()) {
-    const PacketId pkt = control_queue_.pop_front();
+  if (!pause_queue_.empty() || !control_queue_.empty()) {
+    auto& queue = pause_queue_.empty() ? control_queue_ : pause_queue_;
+    const PacketId pkt = queue.pop_front();
     owner_.on_dequeue(index_, pkt);
     start_transmission(pkt);
     return;
@@ -162,7 +145,8 @@ void EgressPort::start_transmission(PacketId pkt) {
   // An end-of-frame event only when something may be sent next: queued frames, or a host
   // that pulls its next packet. Otherwise the next enqueue or kick finds the port idle.
   tx_done_pending_ = false;
-  if (pulls_ || !control_queue_.empty() || data_bytes_total_ > 0) schedule_tx_done();
+  if (pulls_ || !pause_queue_.empty() || !control_queue_.empty() || data_bytes_total_ > 0)
+    schedule_tx_done();
 }
 
 void EgressPort::schedule_tx_done() {

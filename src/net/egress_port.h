@@ -1,13 +1,17 @@
 // One direction of a full-duplex link: the egress port of a node and the cable behind it.
-// Several FIFO data queues (8 priority classes by default, tens possible) served by deficit
-// round robin, each pausable (PFC per class, or per queue for BFC); a strict-priority
-// control queue that PFC never pauses; transmission at packet boundaries. In-flight packets
-// wait in a ring, so the port keeps at most one pending transmit and one delivery event.
+// FIFO data queues (8 priority classes by default, any number possible), each pausable
+// (PFC per class, or per queue for BFC), served in the order a pluggable EgressScheduler
+// picks (DRR by default); a strict-priority control queue that PFC never pauses, with
+// PAUSE frames ahead of it by default; transmission at packet boundaries. In-flight
+// packets wait in a ring, so the port keeps at most one pending transmit and one delivery
+// event.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
+#include "net/egress_scheduler.h"
 #include "net/packet.h"
 #include "sim/ids.h"
 #include "sim/pool.h"
@@ -28,15 +32,18 @@ struct PortCounters {
   Delta paused_time;          // total time any class was paused (union over classes)
 };
 
-class EgressPort final : public EventHandler {
+class EgressPort final : public EventHandler, private QueueState {
  public:
   EgressPort(Simulator& sim, Pool<Packet>& pool, Node& owner, PortId index, size_t num_queues,
-             uint32_t drr_quantum_bytes);
+             std::unique_ptr<EgressScheduler> scheduler);
+  ~EgressPort() override;
 
   void connect(Node* peer, PortId peer_port, BitsPerSec rate_bps, Delta delay);
 
-  // Queues a packet (control frames to the control queue, data by `queue_of` its priority).
-  void enqueue(PacketId pkt);
+  // Queues a packet: control frames to the control queue, data by `queue_of` its priority.
+  void enqueue(PacketId pkt) { enqueue(pkt, queue_of(pool_[pkt.index()])); }
+  // Queues a data packet (or a control frame, which ignores `queue`) in data queue `queue`.
+  void enqueue(PacketId pkt, size_t queue);
   // Starts a transmission if the port is idle and something is eligible.
   void kick() { try_send(); }
 
@@ -53,6 +60,10 @@ class EgressPort final : public EventHandler {
     return p.type == PacketType::kData ||
            (acks_in_data_queues_ && (p.type == PacketType::kAck || p.type == PacketType::kNak));
   }
+  // PAUSE frames leave ahead of the ACK/NAK/CNP frames already in the control queue, as a
+  // MAC sends its control frames (default); false: FIFO with them, as the ns-3 forks'
+  // SendPfc enqueues into queue 0.
+  void set_pause_ahead_of_control(bool on) { pause_ahead_ = on; }
   bool paused(size_t queue) const { return paused_[queue] != 0; }
   uint32_t paused_mask() const { return paused_mask_; }  // first 32 queues
 
@@ -68,7 +79,7 @@ class EgressPort final : public EventHandler {
   bool busy() const { return busy_ && sim_.now() < busy_until_; }
   // What is left of the frame on the wire now (zero when idle).
   Delta residual_tx() const { return busy() ? busy_until_ - sim_.now() : Delta::zero(); }
-  size_t num_queues() const { return data_queues_.size(); }
+  size_t num_queues() const override { return data_queues_.size(); }
   int64_t queue_bytes(size_t queue) const { return queue_bytes_[queue]; }
   int64_t data_queue_bytes() const { return data_bytes_total_; }
   size_t queued_packets() const;
@@ -93,13 +104,15 @@ class EgressPort final : public EventHandler {
     PacketId pkt;
   };
 
+  // QueueState, for the scheduler.
+  bool ready(size_t q) const override { return !data_queues_[q].empty() && !paused_[q]; }
+  uint32_t head_bytes(size_t q) const override {
+    return pool_[data_queues_[q].front().index()].wire_bytes;
+  }
+
   void try_send();
   void choose_and_send();
   PacketId pick_data();
-  void advance_rr() {
-    rr_ = rr_ + 1 == data_queues_.size() ? 0 : rr_ + 1;
-    rr_fresh_ = true;
-  }
   void start_transmission(PacketId pkt);
   void schedule_tx_done();
 
@@ -114,21 +127,20 @@ class EgressPort final : public EventHandler {
   int64_t ps_per_byte_ = 0;  // exact picoseconds per byte, 0 when the rate has none
   Delta delay_;
 
+  Ring<PacketId> pause_queue_;
   Ring<PacketId> control_queue_;
   bool acks_in_data_queues_ = false;
+  bool pause_ahead_ = true;
   uint32_t paused_priorities_ = 0;  // bit p: priority p paused by the peer
   std::vector<Ring<PacketId>> data_queues_;
   std::vector<int64_t> queue_bytes_;
-  std::vector<int64_t> deficit_;
+  std::unique_ptr<EgressScheduler> scheduler_;
   std::vector<uint8_t> paused_;
   uint32_t paused_mask_ = 0;
   size_t paused_count_ = 0;
   Time paused_since_;
   int64_t data_bytes_total_ = 0;
-  uint32_t quantum_bytes_;
   bool pulls_;  // a host port: after each frame it asks its owner for the next
-  size_t rr_ = 0;
-  bool rr_fresh_ = true;
 
   bool busy_ = false;
   bool choosing_ = false;

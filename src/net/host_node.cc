@@ -3,10 +3,7 @@
 namespace rocelab {
 
 void Host::receive(PacketId pkt, PortId in_port) {
-  Packet& p = ctx_.pkt(pkt);
-  if (p.type == PacketType::kPause) {
-    // The ToR pauses this NIC's class; the NIC stops at the next packet boundary.
-    ports_[in_port.index()]->set_priority_paused(p.pfc_priority, p.pfc_xoff);
+  if (fc_ && fc_->on_frame(in_port, ctx_.pkt(pkt))) {  // e.g. the ToR pauses the NIC
     ctx_.free_packet(pkt);
     return;
   }

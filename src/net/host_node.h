@@ -1,7 +1,11 @@
-// A host: its NIC's port(s) obey PFC from the ToR; everything above the link (queue pairs,
-// transport, congestion control) lives in a HostAgent that the transport layer provides.
+// A host: its NIC's port(s) obey the flow control of its ToR (PFC PAUSE frames by
+// default); everything above the link (queue pairs, transport, congestion control) lives
+// in a HostAgent that the transport layer provides.
 #pragma once
 
+#include <memory>
+
+#include "net/flow_control.h"
 #include "net/net_context.h"
 #include "net/node.h"
 
@@ -21,6 +25,7 @@ class Host final : public Node {
   Host(NetContext& ctx, NodeId id, const NodeSpec& spec) : Node(ctx, id, spec) {}
 
   void set_agent(HostAgent* agent) { agent_ = agent; }
+  void set_flow_control(std::unique_ptr<FlowControl> fc) { fc_ = std::move(fc); }
   EgressPort& nic() { return *ports_[0]; }
 
   void receive(PacketId pkt, PortId in_port) override;
@@ -31,6 +36,7 @@ class Host final : public Node {
 
  private:
   HostAgent* agent_ = nullptr;
+  std::unique_ptr<FlowControl> fc_;
 };
 
 }  // namespace rocelab

@@ -1,6 +1,7 @@
 // The switch load-balancing plug point. One instance per switch (a scheme may install
 // itself only on edge switches). It picks the egress port among equal-cost candidates for
-// data packets, and may consume or originate control packets through the switch.
+// data packets (and for ACK/NAK/CNP/control packets when it asks to), sees every packet
+// arriving, and may consume, hold or originate packets through its SwitchView.
 #pragma once
 
 #include <memory>
@@ -9,23 +10,28 @@
 #include <vector>
 
 #include "net/packet.h"
+#include "net/switch_view.h"
 #include "sim/ids.h"
 #include "sim/params.h"
 
 namespace rocelab {
 
-class Switch;
-
 class LoadBalancer {
  public:
   virtual ~LoadBalancer() = default;
   // `candidates` holds at least two ports toward the packet's destination edge switch.
-  virtual PortId choose_egress(Switch& sw, PacketId pkt, std::span<const PortId> candidates) = 0;
-  // Sees every packet arriving at the switch before routing; true = consumed (the
-  // scheme freed or forwarded it itself).
-  virtual bool on_receive(Switch& /*sw*/, PacketId /*pkt*/, PortId /*in_port*/) { return false; }
+  virtual PortId choose_egress(const SwitchView& sw, Packet& p,
+                               std::span<const PortId> candidates) = 0;
+  // Also route ACK/NAK/CNP and scheme control packets (default: they follow ECMP).
+  virtual bool routes_control() const { return false; }
+  // Sees every packet arriving at the switch (PAUSE frames excepted) before routing;
+  // true = consumed: the scheme holds it, forwards it later (SwitchView::forward) or
+  // frees it.
+  virtual bool on_receive(const SwitchView& /*sw*/, Packet& /*p*/, PortId /*in_port*/) {
+    return false;
+  }
   // A data packet starts transmission on `port`.
-  virtual void on_dequeue(Switch& /*sw*/, PortId /*port*/, PacketId /*pkt*/) {}
+  virtual void on_dequeue(const SwitchView& /*sw*/, Packet& /*p*/, PortId /*port*/) {}
 
   // Figures for summary.json, combined over switches: summed, or the maximum.
   struct Stat {
@@ -42,7 +48,7 @@ class LbConfig {
  public:
   virtual ~LbConfig() = default;
   virtual void describe(ParamVisitor&) {}
-  virtual std::unique_ptr<LoadBalancer> build(Switch& sw) const = 0;
+  virtual std::unique_ptr<LoadBalancer> build(const SwitchView& sw) const = 0;
 };
 
 }  // namespace rocelab

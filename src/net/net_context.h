@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "net/packet.h"
+#include "net/packet_state.h"
 #include "net/routing.h"
 #include "sim/pool.h"
 #include "sim/simulator.h"
@@ -41,8 +42,20 @@ struct NetContext {
   // Observers of rare events (never per packet); empty unless someone records them.
   std::function<void(const PfcEvent&)> on_pfc;
 
+  // Scheme-declared packet fields (declare them while building, before the run).
+  PacketStateStore state;
+
   Packet& pkt(PacketId id) { return pool[id.index()]; }
-  PacketId alloc_packet() { return PacketId(pool.alloc()); }
+  PacketId alloc_packet() {
+    const uint32_t idx = pool.alloc();
+    state.reset(idx);
+    pool[idx].self = PacketId(idx);
+    return PacketId(idx);
+  }
+  template <class T>
+  T& field(PacketField<T> f, const Packet& p) {
+    return state.get(f, p.self.index());
+  }
   void free_packet(PacketId id) { pool.release(id.index()); }
 };
 

@@ -2,11 +2,19 @@
 
 #include <stdexcept>
 
+#include "net/drr_scheduler.h"
+#include "net/ecn.h"
+#include "net/pfc.h"
+
 namespace rocelab {
 
 Network::Network(Simulator& sim, const TopologySpec& topo, const NetworkConfig& cfg)
     : sim_(sim), topo_(topo), cfg_(cfg) {
-  ctx_ = std::unique_ptr<NetContext>(new NetContext{sim, pool_, cfg.wire, {}, {}, cfg.seed, {}});
+  if (!cfg_.flow_control)
+    cfg_.flow_control = std::make_shared<PfcConfigFactory>(cfg.switch_config.pfc.enabled);
+  if (!cfg_.scheduler) cfg_.scheduler = std::make_shared<DrrSchedulerConfig>();
+  ctx_ =
+      std::unique_ptr<NetContext>(new NetContext{sim, pool_, cfg.wire, {}, {}, cfg.seed, {}, {}});
   ctx_->counters.pause_frames_by_node.assign(topo.nodes.size(), 0);
   pool_.reserve(1 << 14);
 
@@ -28,7 +36,8 @@ Network::Network(Simulator& sim, const TopologySpec& topo, const NetworkConfig& 
     const size_t queues =
         node.kind() == NodeKind::kHost ? cfg.host_queues : cfg.switch_config.num_queues;
     const PortId idx(static_cast<uint16_t>(node.port_count()));
-    return node.add_port(std::make_unique<EgressPort>(sim, pool_, node, idx, queues, quantum));
+    return node.add_port(std::make_unique<EgressPort>(sim, pool_, node, idx, queues,
+                                                      cfg_.scheduler->build(queues, quantum)));
   };
   for (const LinkSpec& l : topo.links) {
     if (l.a >= nodes_.size() || l.b >= nodes_.size() || l.a == l.b)
@@ -43,7 +52,14 @@ Network::Network(Simulator& sim, const TopologySpec& topo, const NetworkConfig& 
     adjacency_[l.b].push_back(PortPeer{l.a, pb, pa});
   }
   ctx_->routing.build(topo_, adjacency_);
-  for (NodeId s : switches_) switch_at(s).finalize();
+  for (NodeId s : switches_) {
+    Switch& sw = switch_at(s);
+    sw.finalize();
+    sw.set_flow_control(cfg_.flow_control->build(sw));
+    if (cfg.switch_config.ecn.enabled)
+      sw.add_feature(std::make_unique<RedEcnMarking>(sw.view(), &ctx_->counters.ecn_marks));
+  }
+  for (NodeId h : hosts_) host(h).set_flow_control(cfg_.flow_control->build(host(h)));
 }
 
 Network::~Network() = default;
@@ -52,9 +68,12 @@ void Network::set_host_agent(HostAgent* agent) {
   for (NodeId h : hosts_) host(h).set_agent(agent);
 }
 
-void Network::install_load_balancers(
-    const std::function<std::unique_ptr<LoadBalancer>(Switch&)>& make) {
-  for (NodeId s : switches_) switch_at(s).set_load_balancer(make(switch_at(s)));
+void Network::install_load_balancers(const LbConfig& cfg) {
+  for (NodeId s : switches_) switch_at(s).set_load_balancer(cfg.build(switch_at(s).view()));
+}
+
+void Network::install_switch_feature(const SwitchFeatureConfig& cfg) {
+  for (NodeId s : switches_) switch_at(s).add_feature(cfg.build(switch_at(s).view()));
 }
 
 std::vector<std::pair<BitsPerSec, Delta>> Network::route_links(NodeId a, NodeId b) const {
@@ -99,7 +118,7 @@ std::string Network::check_drained() const {
         if (port.paused(q)) return n->name() + " port " + std::to_string(p) + " left paused";
     }
     if (n->kind() == NodeKind::kSwitch) {
-      const std::string mmu = static_cast<const Switch&>(*n).mmu().check_drained();
+      const std::string mmu = static_cast<const Switch&>(*n).flow_control().check_drained();
       if (!mmu.empty()) return n->name() + ": " + mmu;
     }
   }

@@ -19,6 +19,10 @@ struct NetworkConfig {
   WireModel wire;
   uint32_t host_queues = 8;  // NIC egress classes
   uint64_t seed = 1;
+  // Plug points; null = the defaults of net/: PFC (pauses on when switch_config.pfc.enabled)
+  // and deficit round robin.
+  std::shared_ptr<const FlowControlConfig> flow_control;
+  std::shared_ptr<const SchedulerConfig> scheduler;
 };
 
 class Network {
@@ -49,8 +53,11 @@ class Network {
   }
 
   void set_host_agent(HostAgent* agent);
-  // Installs the load balancer `make` returns for each switch (nullptr keeps ECMP hashing).
-  void install_load_balancers(const std::function<std::unique_ptr<LoadBalancer>(Switch&)>& make);
+  // Installs the load balancer `cfg` builds for each switch (nullptr keeps ECMP hashing).
+  void install_load_balancers(const LbConfig& cfg);
+  // Appends the feature `cfg` builds to each switch's pipeline (after the ones there).
+  void install_switch_feature(const SwitchFeatureConfig& cfg);
+  const FlowControlConfig& flow_control() const { return *cfg_.flow_control; }
 
   // Sum of propagation and serialization delays of one `wire_bytes` frame along the
   // default (path 0) route from host a to host b, store-and-forward at every hop.

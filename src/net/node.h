@@ -24,6 +24,7 @@ class Node {
   NodeKind kind() const { return spec_.kind; }
   Layer layer() const { return spec_.layer; }
   const std::string& name() const { return spec_.name; }
+  NetContext& context() const { return ctx_; }
 
   size_t port_count() const { return ports_.size(); }
   EgressPort& port(PortId p) { return *ports_[p.index()]; }

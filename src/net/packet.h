@@ -1,5 +1,6 @@
 // A packet is a plain struct with typed fields (never byte offsets), living in a pool and
-// referenced by PacketId. Fields a scheme needs beyond these go in `scheme_tag`.
+// referenced by PacketId. Fields a scheme needs beyond these are declared by the scheme
+// (net/packet_state.h) and live beside the pool.
 #pragma once
 
 #include <cstdint>
@@ -16,7 +17,7 @@ enum class PacketType : uint8_t {
   kNak,     // go-back-N request: `seq` is the next byte the receiver expects
   kCnp,     // RoCEv2 congestion notification packet (DCQCN notification point -> sender)
   kPause,   // IEEE 802.1Qbb PFC frame: XOFF or XON for one priority
-  kControl  // scheme-owned control message (probes, CNM, ...); meaning in scheme_tag
+  kControl  // scheme-owned control message (probes, CNM, ...): see `control_kind`
 };
 
 constexpr bool is_control(PacketType t) {
@@ -32,8 +33,9 @@ struct Packet {
   bool pfc_xoff = false;      // kPause: true = XOFF (pause), false = XON (resume)
   Priority pfc_priority = 0;  // kPause: the class paused or resumed
   bool source_routed = false;
-  uint8_t hop_count = 0;
-  PortId ingress_port;  // port it arrived on at the current switch (for MMU release)
+  uint16_t control_kind = 0;  // kControl: which scheme's message (PacketStateLayout::control_kind)
+  PortId ingress_port;        // port it arrived on at the current switch (for MMU release)
+  PacketId self;              // its own id (scheme fields are found by it: NetContext::field)
 
   uint32_t wire_bytes = 0;     // bytes serialized on the link (headers + payload + phy)
   uint32_t payload_bytes = 0;  // RDMA payload carried (data only)
@@ -47,11 +49,11 @@ struct Packet {
   uint16_t sport = 0;
   uint16_t dport = 4791;  // RoCEv2 UDP port
 
-  PathId path;               // explicit end-to-end path (with source_routed)
-  uint32_t path_digits = 0;  // remaining mixed-radix hop choices of `path`
+  // With source_routed: the remaining hop choices of an explicit end-to-end path, one
+  // mixed-radix digit per multi-choice hop.
+  uint32_t path_digits = 0;
 
-  Time sent_time;                   // departure from the sender NIC (data); echoed in ACK/NAK
-  uint64_t scheme_tag[2] = {0, 0};  // for the running LB/CC (e.g. timestamps, feedback)
+  Time sent_time;  // departure from the sender NIC (data); echoed in ACK/NAK
 };
 
 // The header model, stated once. RoCEv2 data frame: Ethernet 14 + IPv4 20 + UDP 8 +

@@ -13,6 +13,8 @@ namespace rocelab {
 enum class PfcThresholdMode : uint8_t { kDynamic, kStatic };
 
 struct PfcConfig {
+  // Pauses on (lossless) or off (a lossy shared buffer): set by the flow-control scheme
+  // (`fc: pfc | none`), not a parameter of its own.
   bool enabled = true;
   PfcThresholdMode mode = PfcThresholdMode::kDynamic;
   // Dynamic XOFF = alpha x free shared buffer. 1/8: HPCC ns-3 simulator default
@@ -46,6 +48,10 @@ struct PfcConfig {
   // shared pool, headroom only once the pool is full, and the pool counts every byte, the
   // guaranteed ones too (ConWeave ns-3's Broadcom-style switch-mmu.cc).
   bool headroom_when_pool_full = false;
+  // PAUSE frames jump the ACK/NAK/CNP frames waiting in the control queue (a MAC sends its
+  // control frames ahead; the headroom above counts at most one frame ahead of the PAUSE).
+  // The ns-3 forks enqueue them FIFO in queue 0 (qbb-net-device.cc SendPfc -> SwitchSend).
+  bool pause_ahead_of_control = true;
   // Classes that are lossless (PFC-protected, headroom reserved); bit i = priority i.
   // RoCE deployments commonly run RDMA on priority 3.
   uint32_t lossless_priorities = 1u << 3;

@@ -1,30 +1,25 @@
 #include "net/switch_node.h"
 
-#include "net/ecn.h"
+#include <utility>
+
 #include "net/ns3_ecmp_hash.h"
+#include "sim/random.h"
 
 namespace rocelab {
 
 Switch::Switch(NetContext& ctx, NodeId id, const NodeSpec& spec, const SwitchConfig& cfg)
     : Node(ctx, id, spec),
       cfg_(cfg),
-      rng_(ctx.seed, "switch", id.index()),
+      view_(*this),
       ecmp_seed_(mix64(ctx.seed ^ hash_name("ecmp") ^ (uint64_t{id.index()} << 20))),
       ns3_hash_(cfg.ecmp_hash == "ns3") {}
 
 void Switch::finalize() {
-  std::vector<int64_t> headroom;
-  std::vector<BitsPerSec> rates;
-  const WireModel& w = ctx_.wire;
-  for (const auto& port : ports_) {
-    rates.push_back(port->rate_bps());
+  for (auto& port : ports_) {
     peer_node_.push_back(port->peer()->id().index());
-    const int64_t h = pfc_headroom_bytes(cfg_.pfc, w, port->rate_bps(), port->delay());
-    headroom.push_back(h);
-    port_ecn_.push_back(cfg_.ecn.for_port(port->rate_bps()));
+    port->set_acks_in_data_queues(cfg_.ack_queue == "data");
+    port->set_pause_ahead_of_control(cfg_.pfc.pause_ahead_of_control);
   }
-  mmu_.init(cfg_, headroom, rates);
-  for (auto& port : ports_) port->set_acks_in_data_queues(cfg_.ack_queue == "data");
 }
 
 size_t Switch::ecmp_index(const Packet& p, std::span<const PortId> hops) const {
@@ -49,7 +44,7 @@ size_t Switch::ecmp_index(const Packet& p, std::span<const PortId> hops) const {
   return rank;
 }
 
-PortId Switch::route(PacketId pkt, Packet& p) {
+PortId Switch::route(Packet& p) {
   const Routing& r = ctx_.routing;
   const uint32_t dst_edge = r.edge_of_host(p.dst.index());
   if (dst_edge == id_.index()) return r.host_port_at_edge(p.dst.index());
@@ -62,78 +57,105 @@ PortId Switch::route(PacketId pkt, Packet& p) {
     p.path_digits /= n;
     return out;
   }
-  if (p.type == PacketType::kData && lb_) return lb_->choose_egress(*this, pkt, hops);
+  if (lb_ && (p.type == PacketType::kData || lb_->routes_control()))
+    return lb_->choose_egress(view_, p, hops);
   return hops[ecmp_index(p, hops)];
 }
 
 void Switch::receive(PacketId pkt, PortId in_port) {
   Packet& p = ctx_.pkt(pkt);
-  if (p.type == PacketType::kPause) {
-    port_of(in_port).set_priority_paused(p.pfc_priority, p.pfc_xoff);
+  if (fc_->on_frame(in_port, p)) {
     ctx_.free_packet(pkt);
     return;
   }
-  if (lb_ && lb_->on_receive(*this, pkt, in_port)) return;
+  for (auto& f : features_) f->on_receive(view_, p, in_port);
+  if (lb_ && lb_->on_receive(view_, p, in_port)) return;
   forward(pkt, in_port);
 }
 
 void Switch::forward(PacketId pkt, PortId in_port) {
   Packet& p = ctx_.pkt(pkt);
-  ++p.hop_count;
-  const PortId out = route(pkt, p);
+  const PortId out = route(p);
   EgressPort& egress = port_of(out);
-  if (egress.queued_as_data(p)) {  // data, and ACK/NAK under ack_queue: data
-    if (!mmu_.admit(in_port, p.priority, p.wire_bytes)) {
-      ++ctx_.counters.drops;
-      ctx_.counters.drop_bytes += p.wire_bytes;
-      ctx_.free_packet(pkt);
-      return;
-    }
-    p.ingress_port = in_port;
-    if (mmu_.take_pause(in_port, p.priority)) send_pfc(in_port, p.priority, true);
+  if (!egress.queued_as_data(p)) {
+    egress.enqueue(pkt);
+    return;
   }
-  egress.enqueue(pkt);
+  // Data (and ACK/NAK under ack_queue: data): buffered and flow-controlled.
+  if (!fc_->admit(in_port, out, p)) {
+    ++ctx_.counters.drops;
+    ctx_.counters.drop_bytes += p.wire_bytes;
+    ctx_.free_packet(pkt);
+    return;
+  }
+  for (auto& f : features_) f->on_enqueue(view_, p, out);
+  egress.enqueue(pkt, fc_->classify(egress, p));
 }
 
 void Switch::on_dequeue(PortId port, PacketId pkt) {
   Packet& p = ctx_.pkt(pkt);
   if (!port_of(port).queued_as_data(p)) return;
-  mmu_.release(p.ingress_port, p.priority, p.wire_bytes);
-  if (mmu_.take_resume(p.ingress_port, p.priority)) send_pfc(p.ingress_port, p.priority, false);
+  fc_->on_dequeue(port, p);
   if (p.type != PacketType::kData) return;
-  maybe_mark_ecn(p, port_of(port));
-  if (lb_) lb_->on_dequeue(*this, port, pkt);
+  for (auto& f : features_) f->on_dequeue(view_, p, port);
+  if (lb_) lb_->on_dequeue(view_, p, port);
 }
 
-void Switch::maybe_mark_ecn(Packet& p, const EgressPort& port) {
-  if (!cfg_.ecn.enabled || !p.ecn_capable || p.ecn_ce) return;
-  if (red_should_mark(port.queue_bytes(port.queue_of(p)), port_ecn_[port.index().index()], rng_)) {
-    p.ecn_ce = true;
-    ++ctx_.counters.ecn_marks;
-  }
-}
+// ---------------------------------------------------------------- the schemes' view
 
-void Switch::send_pfc(PortId in_port, Priority prio, bool xoff) {
-  const PacketId id = ctx_.alloc_packet();
-  Packet& f = ctx_.pkt(id);
-  f.type = PacketType::kPause;
-  f.pfc_priority = prio;
-  f.pfc_xoff = xoff;
-  f.ecn_capable = false;
-  f.wire_bytes = ctx_.wire.control_wire_bytes(PacketType::kPause);
-  f.src = id_;
-  PortCounters& pc = port_of(in_port).counters();
-  if (xoff) {
-    ++pc.pause_frames_sent;
-    ++pause_frames_sent_;
-    ++ctx_.counters.pause_frames;
-    ++ctx_.counters.pause_frames_by_node[id_.index()];
-  } else {
-    ++pc.resume_frames_sent;
-    ++ctx_.counters.resume_frames;
-  }
-  port_of(in_port).enqueue(id);
-  if (ctx_.on_pfc) ctx_.on_pfc(PfcEvent{ctx_.sim.now(), id_, in_port, prio, xoff});
+NodeId SwitchView::id() const {
+  return sw_->id();
+}
+bool SwitchView::is_edge() const {
+  return sw_->is_edge();
+}
+size_t SwitchView::port_count() const {
+  return sw_->port_count();
+}
+const EgressPort& SwitchView::port(PortId p) const {
+  return std::as_const(*sw_).port(p);
+}
+const SwitchConfig& SwitchView::config() const {
+  return sw_->config();
+}
+const FlowControl& SwitchView::flow_control() const {
+  return sw_->flow_control();
+}
+const Routing& SwitchView::routing() const {
+  return context().routing;
+}
+const WireModel& SwitchView::wire() const {
+  return context().wire;
+}
+size_t SwitchView::ecmp_index(const Packet& p, std::span<const PortId> hops) const {
+  return sw_->ecmp_index(p, hops);
+}
+Time SwitchView::now() const {
+  return context().sim.now();
+}
+uint64_t SwitchView::seed() const {
+  return context().seed;
+}
+Packet& SwitchView::pkt(PacketId id) const {
+  return context().pkt(id);
+}
+PacketId SwitchView::new_packet() const {
+  return context().alloc_packet();
+}
+void SwitchView::send_control(PacketId pkt, PortId port) const {
+  sw_->send_control(pkt, port);
+}
+void SwitchView::forward(PacketId pkt, PortId in_port) const {
+  sw_->forward(pkt, in_port);
+}
+void SwitchView::free_packet(PacketId pkt) const {
+  context().free_packet(pkt);
+}
+Simulator& SwitchView::sim() const {
+  return context().sim;
+}
+NetContext& SwitchView::context() const {
+  return sw_->context();
 }
 
 }  // namespace rocelab

@@ -29,7 +29,7 @@ Experiment::Experiment(const ExperimentSpec& spec, std::unique_ptr<CongestionCon
     : spec_(spec) {
   net_ = std::make_unique<Network>(sim_, spec_.topology, spec_.network);
   const std::shared_ptr<const LbConfig> lb = lb_config(spec_);
-  net_->install_load_balancers([&](Switch& sw) { return lb->build(sw); });
+  net_->install_load_balancers(*lb);
   transport_ = std::make_unique<RdmaTransport>(*net_, spec_.transport, std::move(cc));
   transport_->set_on_finish([this](const FlowRecord&) {
     if (++finished_ == transport_->flow_count() && spec_.stop_when_done) sim_.stop();
@@ -75,7 +75,7 @@ std::string Experiment::check_invariants() const {
   if (tc.payload_bytes_delivered != total)
     return "bytes delivered " + std::to_string(tc.payload_bytes_delivered) + " != bytes of flows " +
            std::to_string(total);
-  if (spec_.network.switch_config.pfc.enabled && net_->counters().drops != 0)
+  if (net_->flow_control().lossless() && net_->counters().drops != 0)
     return std::to_string(net_->counters().drops) + " packets dropped with PFC on";
   // Duplicates and control packets may still be in flight after the last ACK: the network
   // is checked only once the event list has drained.

@@ -1,6 +1,9 @@
 // The congestion-control plug point: one object per simulation holds the per-flow state of
 // every sender QP in flat arrays indexed by FlowId, reacts to ACK/NAK/CNP/timeouts and sets
-// each flow's rate (and window, where the scheme uses one) through the transport.
+// each flow's rate (and window, where the scheme uses one) through the transport. Its
+// receiver half (DCQCN's CNP rule, PCN's rate estimate) sees every data packet arriving at
+// the receiving NIC. Scheme fields of packets (INT, timestamps) come from
+// RdmaTransport::field, with the ones declared Echo::kToReply copied into ACK/NAK/CNP.
 #pragma once
 
 #include <cstdint>
@@ -36,6 +39,14 @@ class CongestionControl {
   // A scheme-owned control message for this flow reached the sender host (e.g. FLB CNM).
   virtual void on_control(FlowId, const Packet&) {}
   virtual void on_flow_finish(FlowId) {}
+
+  // Receiver half. A data packet of flow f reached its receiver (before it is acknowledged);
+  // the scheme may answer with RdmaTransport::send_cnp.
+  virtual void on_data_received(FlowId, const Packet& /*data*/) {}
+  // Whether the ACK/NAK that `data` triggers carries a CNP flag.
+  virtual bool flag_cnp_on_reply(FlowId, const Packet& /*data*/, PacketType /*reply*/) {
+    return false;
+  }
 
  protected:
   RdmaTransport* transport_ = nullptr;

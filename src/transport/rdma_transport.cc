@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/random.h"
+
 namespace rocelab {
 
 RdmaTransport::RdmaTransport(Network& net, const TransportConfig& cfg,
@@ -238,15 +240,6 @@ void RdmaTransport::on_host_receive(NodeId, PacketId pkt) {
   ctx_.free_packet(pkt);
 }
 
-// CnpDelivery::kAckFlag: the ACK/NAK a marked packet triggers carries the CNP (a marked
-// packet that triggers none notifies nobody); with cnp_on_nak every go-back-N NAK does.
-bool RdmaTransport::carries_cnp(const Packet& data, PacketType type) const {
-  if (cfg_.cnp_delivery != CnpDelivery::kAckFlag) return false;
-  if (type == PacketType::kAck) return data.ecn_ce;
-  if (type != PacketType::kNak) return false;
-  return data.ecn_ce || (cfg_.cnp_on_nak && cfg_.recovery == LossRecovery::kGoBackN);
-}
-
 void RdmaTransport::send_control(const Packet& data, PacketType type, uint64_t seq,
                                  uint64_t sack_seq) {
   const PacketId id = ctx_.alloc_packet();
@@ -264,26 +257,23 @@ void RdmaTransport::send_control(const Packet& data, PacketType type, uint64_t s
   c.sport = data.sport;
   c.dport = data.dport;
   c.sent_time = data.sent_time;  // echoed for RTT samples
-  if (carries_cnp(data, type)) {
+  ctx_.state.echo(data.self.index(), id.index());
+  if (type != PacketType::kCnp && cc_->flag_cnp_on_reply(data.flow, data, type)) {
     c.cnp_flag = true;
     ++counters_.cnps_sent;
   }
   net_.host(data.dst).nic().enqueue(id);
 }
 
+void RdmaTransport::send_cnp(const Packet& data) {
+  ++counters_.cnps_sent;
+  send_control(data, PacketType::kCnp, 0);
+}
+
 void RdmaTransport::on_data(PacketId pkt) {
   const Packet& p = ctx_.pkt(pkt);
   Receiver& r = receivers_[p.flow.index()];
-  const Time now = sim().now();
-  if (p.ecn_ce && cfg_.cnp_delivery == CnpDelivery::kFrame) {
-    // DCQCN notification point: at most one CNP per flow per cnp_interval.
-    if (r.last_cnp == Time::never() || cfg_.cnp_interval == Delta::zero() ||
-        now - r.last_cnp >= cfg_.cnp_interval) {
-      r.last_cnp = now;
-      ++counters_.cnps_sent;
-      send_control(p, PacketType::kCnp, 0);
-    }
-  }
+  cc_->on_data_received(p.flow, p);
   if (p.sent_time < r.latest_sent) ++counters_.network_reordered_packets;
   r.latest_sent = std::max(r.latest_sent, p.sent_time);
   if (p.seq == r.rcv_nxt) {

@@ -1,7 +1,9 @@
 // RoCEv2 reliable-connection transport for every host of a network: one queue pair per
 // flow, NIC round robin among ready QPs at line rate, each paced by its CC rate (and
-// window), per-packet ACK, NAK on a sequence gap with go-back-N, a retransmission timeout,
-// and the receiver's CNP generation. Per-flow state lives in flat arrays by FlowId.
+// window), per-packet (or coalesced) ACK, NAK on a sequence gap with go-back-N, selective
+// repeat or a reorder buffer, and a retransmission timeout. The congestion control's
+// sender and receiver halves and the host path policy plug in. Per-flow state lives in
+// flat arrays by FlowId.
 #pragma once
 
 #include <cstdint>
@@ -82,6 +84,14 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   uint64_t delivered_bytes(FlowId f) const { return receivers_[f.index()].rcv_nxt; }
   Delta base_rtt(FlowId f) const { return flows_[f.index()].base_rtt; }
   CongestionControl& cc() { return *cc_; }
+  // The receiver half of congestion control answers a data packet with a CNP frame.
+  void send_cnp(const Packet& data);
+  // Scheme fields of packets (declare them in attach, before the run).
+  PacketStateLayout& packet_layout() { return ctx_.state.layout(); }
+  template <class T>
+  T& field(PacketField<T> f, const Packet& p) {
+    return ctx_.field(f, p);
+  }
 
   // Results.
   size_t flow_count() const { return records_.size(); }
@@ -133,7 +143,6 @@ class RdmaTransport final : public HostAgent, public EventHandler {
     uint64_t rcv_nxt = 0;
     PacketBitmap held;  // packets beyond rcv_nxt kept (selective repeat, reorder buffer)
     Time latest_sent;   // largest sent_time of the flow's packets received so far
-    Time last_cnp = Time::never();
     Time nak_blocked_until;
     uint64_t last_nak_seq = UINT64_MAX;
     uint32_t unacked_packets = 0;
@@ -155,7 +164,6 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   // false when it has nothing it may send now.
   bool next_seq(Sender& s, uint64_t* seq);
   void send_control(const Packet& data, PacketType type, uint64_t seq, uint64_t sack_seq = 0);
-  bool carries_cnp(const Packet& data, PacketType type) const;
   bool advance_una(FlowId f, uint64_t ack_seq, const Packet& ack);
   void kick(FlowId f) { net_.host(flows_[f.index()].src).nic().kick(); }
 

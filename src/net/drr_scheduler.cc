@@ -1,0 +1,33 @@
+#include "net/drr_scheduler.h"
+
+namespace rocelab {
+
+size_t DrrScheduler::pick(const QueueState& queues) {
+  const size_t n = deficit_.size();
+  // 2n+1 visits always reach a ready queue with enough deficit: at most one visit that
+  // earns the quantum, then one that spends it.
+  for (size_t step = 0; step < 2 * n + 1; ++step) {
+    if (!queues.ready(rr_)) {
+      deficit_[rr_] = 0;  // an idle or paused queue keeps no credit
+      advance();
+      continue;
+    }
+    if (fresh_) {
+      deficit_[rr_] += quantum_bytes_;
+      fresh_ = false;
+    }
+    if (deficit_[rr_] >= queues.head_bytes(rr_)) return rr_;
+    advance();
+  }
+  return kNone;
+}
+
+void DrrScheduler::on_sent(size_t queue, uint32_t bytes, bool queue_now_empty) {
+  deficit_[queue] -= bytes;
+  if (queue_now_empty) {
+    deficit_[queue] = 0;
+    advance();
+  }
+}
+
+}  // namespace rocelab

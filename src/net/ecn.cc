@@ -1,0 +1,26 @@
+#include "net/ecn.h"
+
+#include "net/flow_control.h"
+
+namespace rocelab {
+
+RedEcnMarking::RedEcnMarking(const SwitchView& sw, uint64_t* marks_counter)
+    : rng_(sw.seed(), "switch", sw.id().index()), marks_(marks_counter) {
+  for (size_t i = 0; i < sw.port_count(); ++i) {
+    const EgressPort& port = sw.port(PortId(static_cast<uint16_t>(i)));
+    port_ecn_.push_back(sw.config().ecn.for_port(port.rate_bps()));
+  }
+}
+
+void RedEcnMarking::on_dequeue(const SwitchView& sw, Packet& p, PortId port_id) {
+  if (p.type != PacketType::kData || !p.ecn_capable || p.ecn_ce) return;
+  // The queue the packet leaves, as it is behind it.
+  const EgressPort& port = sw.port(port_id);
+  const int64_t queue_bytes = port.queue_bytes(sw.flow_control().classify(port, p));
+  if (red_should_mark(queue_bytes, port_ecn_[port_id.index()], rng_)) {
+    p.ecn_ce = true;
+    ++*marks_;
+  }
+}
+
+}  // namespace rocelab

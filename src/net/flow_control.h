@@ -1,0 +1,57 @@
+// The flow-control plug point, per switch and per host NIC: which data queue a packet
+// joins, whether the buffer admits it, what its departure frees, and the flow-control
+// frames between neighbours. PFC (IEEE 802.1Qbb, net/pfc.h) with pauses on is the
+// lossless default; with pauses off it is a lossy shared buffer. BFC's per-hop per-flow
+// backpressure plugs in here.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "net/egress_port.h"
+#include "net/packet.h"
+#include "sim/ids.h"
+#include "sim/params.h"
+
+namespace rocelab {
+
+class Host;
+class Mmu;
+class Switch;
+
+class FlowControl {
+ public:
+  virtual ~FlowControl() = default;
+  // The data queue of `port` that `p` joins.
+  virtual size_t classify(const EgressPort& port, const Packet& p) const {
+    return port.queue_of(p);
+  }
+  // A packet bound for a data queue of `out` arrived on `in`: account it; false drops it.
+  virtual bool admit(PortId in, PortId out, Packet& p) = 0;
+  // An admitted packet left through `out` (it starts transmission).
+  virtual void on_dequeue(PortId out, Packet& p) = 0;
+  // A frame arrived on `in`; true when it is this flow control's own frame (consumed: the
+  // caller frees it).
+  virtual bool on_frame(PortId in, const Packet& p) = 0;
+
+  // Drops under this flow control break the model's promise.
+  virtual bool lossless() const = 0;
+  // The shared buffer's accounting, where the scheme keeps one (read-only).
+  virtual const Mmu* buffer() const { return nullptr; }
+  // Empty when every counter is back to zero after a drained run.
+  virtual std::string check_drained() const { return {}; }
+};
+
+// A flow control's parameters and factory: one object per scenario.
+class FlowControlConfig {
+ public:
+  virtual ~FlowControlConfig() = default;
+  virtual void describe(ParamVisitor&) {}
+  virtual bool lossless() const = 0;
+  // For a switch once its ports are connected, and for a host's NIC.
+  virtual std::unique_ptr<FlowControl> build(Switch& sw) const = 0;
+  virtual std::unique_ptr<FlowControl> build(Host& host) const = 0;
+};
+
+}  // namespace rocelab

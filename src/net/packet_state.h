@@ -1,0 +1,150 @@
+// Typed per-scheme packet state. A scheme declares each field it carries in packets once,
+// by name and type, before the run; the layout gives every field its own bytes, so two
+// schemes on one packet never share bits (FLB stamps + an INT stack + CONGA feedback can
+// all ride on one packet). The bytes live beside the packet pool, one fixed-size slot per
+// packet, zeroed when the packet is allocated: no allocation per packet.
+//
+// A field declared with Echo::kToReply is copied by the receiving NIC from a data packet
+// into the ACK/NAK/CNP it triggers (timestamps, INT records), so the sender's congestion
+// control or path policy reads it there.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace rocelab {
+
+enum class Echo : uint8_t { kNone, kToReply };
+
+template <class T>
+class PacketField {
+ public:
+  PacketField() = default;
+  bool valid() const { return size_ != 0; }
+  uint32_t offset() const { return offset_; }
+
+ private:
+  friend class PacketStateLayout;
+  PacketField(uint32_t offset, uint32_t size) : offset_(offset), size_(size) {}
+  uint32_t offset_ = 0;
+  uint32_t size_ = 0;
+};
+
+// Kinds of scheme-owned control packets (PacketType::kControl), by name: a scheme tells
+// its own messages (FLB's CNM, probes) from another scheme's without magic numbers.
+using ControlKind = uint16_t;
+
+class PacketStateLayout {
+ public:
+  // The field `name` of type T. Declaring the same name again (one scheme instance per
+  // switch) returns the same field; a different type or echo under one name is an error.
+  template <class T>
+  PacketField<T> declare(const std::string& name, Echo echo = Echo::kNone) {
+    static_assert(
+        std::is_trivially_copyable_v<T>,
+        "packet state must be plain data: it starts as zero bytes and is copied as bytes");
+    static_assert(alignof(T) <= kAlign, "packet state alignment above 8 bytes");
+    const uint32_t size = sizeof(T);
+    for (const Entry& e : entries_) {
+      if (e.name != name) continue;
+      if (e.size != size || e.echo != echo)
+        throw std::logic_error("packet field '" + name + "' declared twice with different types");
+      return PacketField<T>(e.offset, e.size);
+    }
+    if (frozen_) throw std::logic_error("packet field '" + name + "' declared after packets exist");
+    const uint32_t offset = (stride_ + alignof(T) - 1) / alignof(T) * alignof(T);
+    entries_.push_back(Entry{name, offset, size, echo});
+    stride_ = (offset + size + kAlign - 1) / kAlign * kAlign;
+    return PacketField<T>(offset, size);
+  }
+
+  ControlKind control_kind(const std::string& name) {
+    for (size_t i = 0; i < control_kinds_.size(); ++i)
+      if (control_kinds_[i] == name) return static_cast<ControlKind>(i + 1);
+    control_kinds_.push_back(name);
+    return static_cast<ControlKind>(control_kinds_.size());
+  }
+
+  uint32_t stride() const { return stride_; }
+  struct Entry {
+    std::string name;
+    uint32_t offset;
+    uint32_t size;
+    Echo echo;
+  };
+  const std::vector<Entry>& entries() const { return entries_; }
+  void freeze() { frozen_ = true; }
+
+  static constexpr uint32_t kAlign = 8;
+
+ private:
+  std::vector<Entry> entries_;
+  std::vector<std::string> control_kinds_;
+  uint32_t stride_ = 0;
+  bool frozen_ = false;
+};
+
+// The slots, chunked like the packet pool so that a reference survives growth.
+class PacketStateStore {
+ public:
+  static constexpr uint32_t kChunkBits = 12;
+  static constexpr uint32_t kChunkSize = 1u << kChunkBits;
+
+  PacketStateLayout& layout() { return layout_; }
+  const PacketStateLayout& layout() const { return layout_; }
+
+  // Packet `idx` was just allocated: its state starts zeroed.
+  void reset(uint32_t idx) {
+    if (!layout_frozen_) freeze();
+    const uint32_t stride = layout_.stride();
+    if (stride == 0) return;
+    while ((idx >> kChunkBits) >= chunks_.size())
+      chunks_.push_back(std::make_unique<uint64_t[]>(size_t{kChunkSize} * words_per_slot_));
+    std::memset(slot(idx), 0, stride);
+  }
+
+  template <class T>
+  T& get(PacketField<T> f, uint32_t idx) {
+    return *reinterpret_cast<T*>(slot(idx) + f.offset());
+  }
+  template <class T>
+  const T& get(PacketField<T> f, uint32_t idx) const {
+    return *reinterpret_cast<const T*>(slot(idx) + f.offset());
+  }
+
+  // Copies the echoed fields of packet `from` into packet `to` (a reply to it).
+  void echo(uint32_t from, uint32_t to) {
+    for (const auto& [offset, size] : echo_ranges_)
+      std::memcpy(slot(to) + offset, slot(from) + offset, size);
+  }
+
+ private:
+  // The first packet fixes the layout (older packets would have no slot for a later field).
+  void freeze() {
+    layout_.freeze();
+    layout_frozen_ = true;
+    words_per_slot_ = layout_.stride() / PacketStateLayout::kAlign;
+    for (const auto& e : layout_.entries())
+      if (e.echo == Echo::kToReply) echo_ranges_.emplace_back(e.offset, e.size);
+  }
+
+  std::byte* slot(uint32_t idx) const {
+    return reinterpret_cast<std::byte*>(chunks_[idx >> kChunkBits].get() +
+                                        size_t{idx & (kChunkSize - 1)} * words_per_slot_);
+  }
+
+  PacketStateLayout layout_;
+  bool layout_frozen_ = false;
+  size_t words_per_slot_ = 0;
+  std::vector<std::pair<uint32_t, uint32_t>> echo_ranges_;  // (offset, size)
+  std::vector<std::unique_ptr<uint64_t[]>> chunks_;
+};
+
+}  // namespace rocelab

@@ -1,0 +1,51 @@
+// Priority flow control (IEEE 802.1Qbb) over the shared-buffer MMU (net/mmu.h): a switch
+// counts each admitted packet against its (ingress port, priority), sends XOFF upstream
+// when that counter passes the threshold and XON when it falls below it minus the resume
+// offset; a PAUSE received holds the queue of that priority. With pauses off the same
+// buffer drops what it cannot hold (a lossy fabric). The lossless default of net/.
+#pragma once
+
+#include "net/flow_control.h"
+#include "net/mmu.h"
+#include "net/switch_config.h"
+
+namespace rocelab {
+
+class Node;
+struct NetContext;
+
+class Pfc final : public FlowControl {
+ public:
+  // A switch's PFC: sizes the headroom of each ingress from its link.
+  explicit Pfc(Switch& sw, bool pause);
+  // A host NIC's: obeys the ToR's PAUSE frames (hosts never drop).
+  explicit Pfc(Host& host);
+
+  bool admit(PortId in, PortId out, Packet& p) override;
+  void on_dequeue(PortId out, Packet& p) override;
+  bool on_frame(PortId in, const Packet& p) override;
+  bool lossless() const override { return pause_; }
+  const Mmu* buffer() const override { return &mmu_; }
+  std::string check_drained() const override { return mmu_.check_drained(); }
+
+ private:
+  void send_pfc(PortId in_port, Priority prio, bool xoff);
+
+  Node& node_;
+  NetContext& ctx_;
+  bool pause_;
+  Mmu mmu_;
+};
+
+class PfcConfigFactory final : public FlowControlConfig {
+ public:
+  explicit PfcConfigFactory(bool pause) : pause_(pause) {}
+  bool lossless() const override { return pause_; }
+  std::unique_ptr<FlowControl> build(Switch& sw) const override;
+  std::unique_ptr<FlowControl> build(Host& host) const override;
+
+ private:
+  bool pause_;
+};
+
+}  // namespace rocelab

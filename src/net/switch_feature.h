@@ -1,0 +1,33 @@
+// The switch-feature plug point: per-switch functions in the packet path that are not the
+// load balancer and not flow control. ECN/RED marking is one (net/ecn.h); INT stamping
+// (HPCC), PCN's NP-ECN and utilisation estimators (CONGA's DRE) come as others. Features
+// run in the order installed; each sees the switch only through a SwitchView.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "net/switch_view.h"
+
+namespace rocelab {
+
+class SwitchFeature {
+ public:
+  virtual ~SwitchFeature() = default;
+  // A packet (of any type) arrived; runs before routing.
+  virtual void on_receive(const SwitchView& /*sw*/, Packet& /*p*/, PortId /*in_port*/) {}
+  // A data packet was admitted to egress `port` and is about to be queued.
+  virtual void on_enqueue(const SwitchView& /*sw*/, Packet& /*p*/, PortId /*port*/) {}
+  // A data packet leaves its queue on `port`: it starts transmission now.
+  virtual void on_dequeue(const SwitchView& /*sw*/, Packet& /*p*/, PortId /*port*/) {}
+};
+
+// A feature's factory: one instance per switch (nullptr: not on this switch).
+class SwitchFeatureConfig {
+ public:
+  virtual ~SwitchFeatureConfig() = default;
+  virtual std::unique_ptr<SwitchFeature> build(const SwitchView& sw) const = 0;
+};
+
+}  // namespace rocelab
