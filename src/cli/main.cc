@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "cc/cc_registry.h"
+#include "fc/fc_registry.h"
 #include "lb/lb_registry.h"
 #include "scenario/ns3_format.h"
 #include "scenario/runner.h"
@@ -51,9 +52,12 @@ int cmd_list() {
   std::printf("congestion controls (cc):\n");
   for (const auto* e : cc_registry().all())
     std::printf("  %-12s %s\n", e->name.c_str(), e->description.c_str());
-  std::printf("flow controls (fc):\n  %-12s %s\n  %-12s %s\n", "pfc",
-              "IEEE 802.1Qbb priority flow control: lossless", "none",
-              "no PFC: lossy, go-back-N recovers");
+  std::printf("flow controls (fc):\n");
+  for (const auto* e : fc_registry().all())
+    std::printf("  %-12s %s\n", e->name.c_str(), e->description.c_str());
+  std::printf("egress schedulers (switch.scheduler):\n");
+  for (const auto* e : scheduler_registry().all())
+    std::printf("  %-12s %s\n", e->name.c_str(), e->description.c_str());
   std::printf("topologies (topology.type):\n");
   std::printf("  %-12s %s\n", "leaf_spine",
               "leaves x spines, hosts per leaf, any oversubscription");

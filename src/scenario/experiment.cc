@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "cc/cc_registry.h"
+#include "fc/fc_registry.h"
 #include "lb/lb_registry.h"
 
 namespace rocelab {
@@ -13,6 +14,23 @@ std::unique_ptr<CongestionControl> make_cc(const ExperimentSpec& spec) {
   const auto* entry = cc_registry().find(spec.cc);
   if (!entry) throw std::invalid_argument("unknown congestion control '" + spec.cc + "'");
   return entry->factory()->build();
+}
+
+// The network's flow control and scheduler, when the spec names them.
+NetworkConfig network_config(const ExperimentSpec& spec) {
+  NetworkConfig n = spec.network;
+  if (!spec.fc.empty()) {
+    const auto* entry = fc_registry().find(spec.fc);
+    if (!entry) throw std::invalid_argument("unknown flow control '" + spec.fc + "'");
+    n.flow_control = entry->factory();
+    n.switch_config.pfc.enabled = n.flow_control->lossless();
+  }
+  if (!spec.scheduler.empty()) {
+    const auto* entry = scheduler_registry().find(spec.scheduler);
+    if (!entry) throw std::invalid_argument("unknown egress scheduler '" + spec.scheduler + "'");
+    n.scheduler = entry->factory();
+  }
+  return n;
 }
 
 std::shared_ptr<const LbConfig> lb_config(const ExperimentSpec& spec) {
@@ -27,6 +45,7 @@ Experiment::Experiment(const ExperimentSpec& spec) : Experiment(spec, make_cc(sp
 
 Experiment::Experiment(const ExperimentSpec& spec, std::unique_ptr<CongestionControl> cc)
     : spec_(spec) {
+  spec_.network = network_config(spec);
   net_ = std::make_unique<Network>(sim_, spec_.topology, spec_.network);
   const std::shared_ptr<const LbConfig> lb = lb_config(spec_);
   net_->install_load_balancers(*lb);

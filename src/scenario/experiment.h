@@ -20,6 +20,10 @@ struct ExperimentSpec {
   TransportConfig transport;
   std::string lb = "ecmp";
   std::string cc = "none";
+  // Flow control and egress scheduler by name (fc/fc_registry.h); empty keeps what
+  // `network` says (its plug points, else PFC per switch_config.pfc.enabled, and DRR).
+  std::string fc;
+  std::string scheduler;
   // Configured schemes; when null, the registry's defaults for `lb` / `cc` are used.
   std::shared_ptr<const LbConfig> lb_config;
   std::shared_ptr<const CcConfig> cc_config;

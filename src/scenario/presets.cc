@@ -56,6 +56,7 @@ void hpcc_ns3(ScenarioConfig& c) {
   c.pfc.pool_reserve_per_port_bytes = 4 * 1024;  // ConfigNPort: total_rsrv += reserve
   c.pfc.headroom_delay_factor = 3;               // headroom = rate * delay * 3
   c.pfc.headroom_mtus = 0;
+  c.pfc.pause_ahead_of_control = false;            // qbb-net-device.cc SendPfc: FIFO in queue 0
   c.transport.nak_interval = Delta::from_us(500);  // rdma-hw.cc NACK Generation Interval
   // third.cc sets the hosts' ACK queue from ACK_HIGH_PRIO but never the switches'
   // AckHighPrio attribute, which stays 0: at switches ACKs share queue pg 3 with data.
@@ -87,6 +88,7 @@ void conweave_ns3(ScenarioConfig& c) {
       true;                         // UpdateIngressAdmission: headroom past m_buffer_cell_limit_sp
   c.pfc.headroom_delay_factor = 2;  // rate * delay * 2 + 2 * MTU
   c.pfc.headroom_mtus = 2;
+  c.pfc.pause_ahead_of_control = false;          // qbb-net-device.cc SendPfc: FIFO in queue 0
   c.transport.nak_interval = Delta::from_us(4);  // rdma-hw.cc NACKGenerationInterval 4
   c.transport.cnp_on_nak = true;                 // rdma-hw.cc ReceiverCheckSeq: a NAK carries a CNP
 }

@@ -1,4 +1,5 @@
 #include "scenario/runner.h"
+#include "fc/fc_registry.h"
 
 #include <fmt/format.h>
 
@@ -26,11 +27,11 @@ double seconds_since(Clock::time_point t0) {
 // no drop under PFC, buffers and the packet pool empty once what is in flight has landed.
 // "ok", or the first one broken. Runs stopped early are checked for drops only. The
 // summary's figures are taken before the drain, so they do not depend on it.
-std::string broken_invariant(Experiment& exp, const ExperimentSpec& spec, bool interrupted) {
+std::string broken_invariant(Experiment& exp, bool interrupted) {
   if (interrupted) return "not checked: interrupted";
   if (exp.transport().counters().flows_finished < exp.transport().flow_count()) {
     const uint64_t drops = exp.network().counters().drops;
-    if (spec.network.switch_config.pfc.enabled && drops != 0)
+    if (exp.network().flow_control().lossless() && drops != 0)
       return std::to_string(drops) + " packets dropped with PFC on";
     return "ok";
   }
@@ -96,7 +97,7 @@ nlohmann::json run_scenario(ScenarioConfig& c, const RunOptions& o) {
   total.sim_end = exp.sim().now();
   if (ts) ts->finish();
   nlohmann::json summary = make_summary(c, exp, total, !interrupted);
-  summary["invariants"] = broken_invariant(exp, spec, interrupted);
+  summary["invariants"] = broken_invariant(exp, interrupted);
   if (!o.out_dir.empty()) write_run_dir(o.out_dir, c, exp, summary);
   return summary;
 }
@@ -120,7 +121,7 @@ std::vector<SchemeTriple> parse_schemes(const std::string& list) {
     };
     check(t.lb, lb_registry().names(), "load balancer");
     check(t.cc, cc_registry().names(), "congestion control");
-    check(t.fc, {"pfc", "none"}, "flow control");
+    check(t.fc, fc_registry().names(), "flow control");
     out.push_back(t);
   }
   if (out.empty()) throw ConfigError("--schemes: give at least one LB+CC combination");

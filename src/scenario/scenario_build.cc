@@ -1,4 +1,5 @@
 #include "scenario/scenario_build.h"
+#include "fc/fc_registry.h"
 
 #include <algorithm>
 #include <bit>
@@ -328,7 +329,10 @@ ExperimentSpec build_unlocated(ScenarioConfig& c) {
   spec.topology = build_topology(c.topology);
   spec.network.switch_config = c.switch_config;
   spec.network.switch_config.pfc = c.pfc;
-  spec.network.switch_config.pfc.enabled = c.fc == "pfc";
+  spec.fc = c.fc;
+  spec.scheduler = c.scheduler;
+  const auto* fc = fc_registry().find(c.fc);
+  spec.network.switch_config.pfc.enabled = fc && fc->factory()->lossless();
   spec.network.wire = c.wire;
   spec.network.seed = static_cast<uint64_t>(c.seed);
   spec.transport = c.transport;

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "cc/cc_registry.h"
+#include "fc/fc_registry.h"
 #include "lb/lb_registry.h"
 #include "scenario/yaml_params.h"
 
@@ -18,7 +19,6 @@ const std::string kTopologyTypes[] = {"leaf_spine", "fat_tree", "flb_testbed", "
 const std::string kWorkloadTypes[] = {"poisson", "incast", "burst", "flows", "trace"};
 const std::string kArrivals[] = {"poisson", "lognormal"};
 const std::string kTraceFormats[] = {"csv", "hpcc", "conweave", "auto"};
-const std::string kFcNames[] = {"pfc", "none"};
 const std::string kFctStyles[] = {"hpcc", "conweave"};
 
 void describe_topology(ParamVisitor& v, TopologyConfig& t) {
@@ -213,15 +213,23 @@ void describe(ParamVisitor& v, ScenarioConfig& c) {
         c.cc_params->describe(s);
       },
       "congestion control", "name");
+  static const std::vector<std::string> fcs = fc_registry().names();
   v.section(
       "fc",
       [&](ParamVisitor& s) {
-        s.choice("name", c.fc, kFcNames, "flow control: pfc (lossless, 802.1Qbb) or none (lossy)");
+        s.choice("name", c.fc, fcs, "flow control: pfc (lossless, 802.1Qbb) or none (lossy)");
         if (c.fc == "pfc") describe(s, c.pfc);
       },
       "flow control", "name");
+  static const std::vector<std::string> schedulers = scheduler_registry().names();
   v.section(
-      "switch", [&](ParamVisitor& s) { describe(s, c.switch_config); }, "switches");
+      "switch",
+      [&](ParamVisitor& s) {
+        describe(s, c.switch_config);
+        s.choice("scheduler", c.scheduler, schedulers,
+                 "egress scheduler among the data queues of a port (drr: DRR, one MTU quantum)");
+      },
+      "switches");
   v.section(
       "wire", [&](ParamVisitor& s) { describe(s, c.wire); }, "header model");
   v.section(
