@@ -1,6 +1,7 @@
 #include "transport/rdma_transport.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "sim/random.h"
 
@@ -14,8 +15,12 @@ RdmaTransport::RdmaTransport(Network& net, const TransportConfig& cfg,
       cc_(std::move(cc)),
       handler_(net.sim().add_handler(this)),
       hosts_(net.node_count()) {
+  const auto* path = host_path_registry().find(cfg_.path_policy);
+  if (!path) throw std::invalid_argument("unknown host path policy '" + cfg_.path_policy + "'");
+  path_ = path->factory();
   net_.set_host_agent(this);
   cc_->attach(*this);
+  path_->attach(*this);
 }
 
 RdmaTransport::~RdmaTransport() {
@@ -198,6 +203,7 @@ PacketId RdmaTransport::pull_data(NodeId host, const EgressPort& port, Time* nex
     p.sport = s.sport;
     p.dport = s.dport;
     p.sent_time = now;
+    path_->on_send(f, p);
 
     ++counters_.data_packets_sent;
     counters_.payload_bytes_sent += payload;
@@ -220,6 +226,8 @@ PacketId RdmaTransport::pull_data(NodeId host, const EgressPort& port, Time* nex
 
 void RdmaTransport::on_host_receive(NodeId, PacketId pkt) {
   const Packet& p = ctx_.pkt(pkt);
+  if (p.type != PacketType::kData && p.flow.valid() && p.flow.index() < flows_.size())
+    path_->on_feedback(p.flow, p);
   switch (p.type) {
     case PacketType::kData:
       on_data(pkt);

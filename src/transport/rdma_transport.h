@@ -16,6 +16,7 @@
 #include "net/host_node.h"
 #include "net/network.h"
 #include "transport/congestion_control.h"
+#include "transport/host_path.h"
 #include "transport/packet_bitmap.h"
 #include "transport/transport_config.h"
 
@@ -171,6 +172,7 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   NetContext& ctx_;
   TransportConfig cfg_;
   std::unique_ptr<CongestionControl> cc_;
+  std::unique_ptr<HostPathPolicy> path_;
   uint32_t handler_;
   std::vector<Sender> flows_;
   std::vector<Receiver> receivers_;

@@ -1,5 +1,7 @@
 #include "transport/transport_config.h"
 
+#include "transport/host_path.h"
+
 #include <iterator>
 #include <string>
 
@@ -37,6 +39,10 @@ void describe(ParamVisitor& v, TransportConfig& c) {
   v.duration("rto", c.rto, Delta::from_ns(1), Delta::max(),
              "retransmission timeout: resend from the oldest unacked byte (unsacked ones under "
              "selective_repeat)");
+  static const std::vector<std::string> policies = host_path_registry().names();
+  v.choice("path_policy", c.path_policy, policies,
+           "path entropy per data packet at the sender: fixed = one source port per flow, "
+           "spray = a random one per packet");
 }
 
 }  // namespace rocelab

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "sim/ids.h"
 #include "sim/params.h"
@@ -58,6 +59,8 @@ struct TransportConfig {
   // resends every packet not selectively acked). Chosen well above
   // any RTT of these fabrics under PFC so that it fires only after real loss.
   Delta rto = Delta::from_ms(1);
+  // The host path policy by name (transport/host_path.h): fixed | spray.
+  std::string path_policy = "fixed";
 };
 
 void describe(ParamVisitor& v, TransportConfig& c);

@@ -1,0 +1,47 @@
+#include "transport/host_path.h"
+
+#include "sim/random.h"
+#include "transport/rdma_transport.h"
+
+namespace rocelab {
+
+namespace {
+
+class FixedPath final : public HostPathPolicy {
+ public:
+  void on_send(FlowId, Packet&) override {}
+};
+
+// A fresh source port per packet, from the 16-bit range the RoCE NICs use for entropy
+// (49152-65535), so per-flow hashing switches spread one flow's packets over every path.
+class SprayPath final : public HostPathPolicy {
+ public:
+  void attach(RdmaTransport& transport) override {
+    HostPathPolicy::attach(transport);
+    rng_ = RandomStream(transport.network().context().seed, "host-spray");
+  }
+  void on_send(FlowId, Packet& p) override {
+    p.sport = static_cast<uint16_t>(49152 + rng_.below(16384));
+    p.flow_hash = static_cast<uint32_t>(
+        mix64((uint64_t{p.src.index()} << 40) ^ (uint64_t{p.dst.index()} << 16) ^ p.sport));
+  }
+
+ private:
+  RandomStream rng_;
+};
+
+}  // namespace
+
+const Registry<HostPathFactory>& host_path_registry() {
+  static const Registry<HostPathFactory> registry = [] {
+    Registry<HostPathFactory> r;
+    r.add("fixed", "one path entropy (source port) per flow, as a RoCE QP has (default)",
+          [] { return std::make_unique<FixedPath>(); });
+    r.add("spray", "a random source port per data packet: host-based packet spraying",
+          [] { return std::make_unique<SprayPath>(); });
+    return r;
+  }();
+  return registry;
+}
+
+}  // namespace rocelab

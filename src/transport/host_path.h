@@ -1,0 +1,36 @@
+// The host path plug point: the sender NIC chooses each data packet's path entropy (UDP
+// source port and flow hash, which ECMP and flowlet switches hash) or source route, and
+// sees the feedback coming back for its flows. `fixed` keeps one entropy per flow (a
+// RoCE QP's source port); `spray` draws a new one per packet (host-based packet
+// spraying). Hermes, MP-RDMA and Clove-like schemes plug in here.
+#pragma once
+
+#include <functional>
+#include <memory>
+
+#include "net/packet.h"
+#include "sim/ids.h"
+#include "sim/registry.h"
+
+namespace rocelab {
+
+class RdmaTransport;
+
+class HostPathPolicy {
+ public:
+  virtual ~HostPathPolicy() = default;
+  // Called once, before any flow starts.
+  virtual void attach(RdmaTransport& transport) { transport_ = &transport; }
+  // A data packet of flow f is about to leave the sender's NIC with the flow's own entropy.
+  virtual void on_send(FlowId f, Packet& p) = 0;
+  // An ACK/NAK/CNP or scheme control packet of flow f reached the sender.
+  virtual void on_feedback(FlowId /*f*/, const Packet& /*p*/) {}
+
+ protected:
+  RdmaTransport* transport_ = nullptr;
+};
+
+using HostPathFactory = std::function<std::unique_ptr<HostPathPolicy>()>;
+const Registry<HostPathFactory>& host_path_registry();
+
+}  // namespace rocelab

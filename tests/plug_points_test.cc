@@ -1,0 +1,281 @@
+// Each plug point of the core takes a second implementation: schedulers, flow control,
+// switch features with packet fields echoed to the sender, the receiver half of congestion
+// control, the host path policy, and PAUSE frames ahead of or behind the control queue.
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <set>
+
+#include "fc/fc_registry.h"
+#include "net/drr_scheduler.h"
+#include "net/network.h"
+#include "test_util.h"
+#include "transport/rdma_transport.h"
+
+namespace rocelab {
+namespace {
+
+// ---------------------------------------------------------------- egress schedulers
+
+// Queues of fixed packet sizes for driving a scheduler by hand.
+struct FakeQueues : QueueState {
+  std::vector<std::deque<uint32_t>> q;
+  std::vector<bool> paused;
+  explicit FakeQueues(size_t n) : q(n), paused(n, false) {}
+  size_t num_queues() const override { return q.size(); }
+  bool ready(size_t i) const override { return !q[i].empty() && !paused[i]; }
+  uint32_t head_bytes(size_t i) const override { return q[i].front(); }
+  // Runs the scheduler until it finds nothing; returns the queues served, in order.
+  std::vector<size_t> drain(EgressScheduler& s) {
+    std::vector<size_t> order;
+    for (size_t pick; (pick = s.pick(*this)) != EgressScheduler::kNone;) {
+      const uint32_t bytes = q[pick].front();
+      q[pick].pop_front();
+      s.on_sent(pick, bytes, q[pick].empty());
+      order.push_back(pick);
+    }
+    return order;
+  }
+};
+
+TEST(Scheduler, DrrSharesBytesNotPackets) {
+  // Quantum 1000 B: queue 0 holds 500 B packets, queue 1 holds 1000 B packets. Each round
+  // queue 0 sends two packets (1000 B) and queue 1 one (1000 B).
+  DrrScheduler drr(2, 1000);
+  FakeQueues fq(2);
+  for (int i = 0; i < 4; ++i) fq.q[0].push_back(500);
+  for (int i = 0; i < 2; ++i) fq.q[1].push_back(1000);
+  EXPECT_EQ(fq.drain(drr), (std::vector<size_t>{0, 0, 1, 0, 0, 1}));
+}
+
+TEST(Scheduler, DrrSkipsAPausedQueue) {
+  DrrScheduler drr(3, 1000);
+  FakeQueues fq(3);
+  for (size_t i = 0; i < 3; ++i) fq.q[i] = {1000, 1000};
+  fq.paused[1] = true;
+  EXPECT_EQ(fq.drain(drr), (std::vector<size_t>{0, 2, 0, 2}));
+}
+
+TEST(Scheduler, StrictPriorityServesTheHighestReadyQueueFirst) {
+  const auto* entry = scheduler_registry().find("strict");
+  ASSERT_NE(entry, nullptr);
+  auto strict = entry->factory()->build(3, 1000);
+  FakeQueues fq(3);
+  fq.q[0] = {100, 100};
+  fq.q[2] = {100};
+  fq.q[1] = {100, 100};
+  EXPECT_EQ(fq.drain(*strict), (std::vector<size_t>{2, 1, 1, 0, 0}));
+  fq.q[0] = {100};
+  fq.q[2] = {100};
+  fq.paused[2] = true;
+  EXPECT_EQ(fq.drain(*strict), (std::vector<size_t>{0})) << "a paused class does not block";
+}
+
+// ---------------------------------------------------------------- switch feature + echo
+
+// A toy INT: every switch a data packet leaves adds one hop and the largest egress queue
+// it met; the field is echoed into the ACK, where a test congestion control reads it.
+struct IntRecord {
+  uint32_t hops;
+  int64_t max_queue_bytes;
+};
+struct Unechoed {
+  uint32_t marker;
+};
+
+class ToyInt final : public SwitchFeature {
+ public:
+  explicit ToyInt(const SwitchView& sw)
+      : field_(sw.packet_layout().declare<IntRecord>("test.int", Echo::kToReply)),
+        private_(sw.packet_layout().declare<Unechoed>("test.private")) {}
+  void on_dequeue(const SwitchView& sw, Packet& p, PortId port) override {
+    IntRecord& r = sw.field(field_, p);
+    ++r.hops;
+    r.max_queue_bytes = std::max(r.max_queue_bytes, sw.port(port).data_queue_bytes());
+    sw.field(private_, p).marker = 7;
+  }
+
+ private:
+  PacketField<IntRecord> field_;
+  PacketField<Unechoed> private_;
+};
+
+struct ToyIntConfig : SwitchFeatureConfig {
+  std::unique_ptr<SwitchFeature> build(const SwitchView& sw) const override {
+    return std::make_unique<ToyInt>(sw);
+  }
+};
+
+class IntReader final : public CongestionControl {
+ public:
+  void attach(RdmaTransport& t) override {
+    CongestionControl::attach(t);
+    field_ = t.packet_layout().declare<IntRecord>("test.int", Echo::kToReply);
+    private_ = t.packet_layout().declare<Unechoed>("test.private");
+  }
+  void on_ack(FlowId, const AckEvent& ev) override {
+    const IntRecord r = transport_->field(field_, *ev.ack);
+    hops.insert(r.hops);
+    max_queue = std::max(max_queue, r.max_queue_bytes);
+    private_seen |= transport_->field(private_, *ev.ack).marker != 0;
+    ++acks;
+  }
+  std::set<uint32_t> hops;
+  int64_t max_queue = 0;
+  bool private_seen = false;
+  uint64_t acks = 0;
+
+ private:
+  PacketField<IntRecord> field_;
+  PacketField<Unechoed> private_;
+};
+
+TEST(PacketState, FeatureFieldIsEchoedToTheSenderAndOthersAreNot) {
+  ExperimentSpec spec;
+  spec.topology = test::small_leaf_spine(2, 2, 2);  // host - leaf - spine - leaf - host
+  spec.network.switch_config.ecn.enabled = false;
+  // Two senders into one receiver: the last leaf's egress queue builds up.
+  spec.flows = {test::flow(0, 2, 500 * 1000), test::flow(1, 2, 500 * 1000)};
+  auto owned = std::make_unique<IntReader>();
+  IntReader* reader = owned.get();
+  Experiment exp(spec, std::move(owned));
+  exp.network().install_switch_feature(ToyIntConfig{});
+  test::run_checked(exp);
+  EXPECT_GT(reader->acks, 0u);
+  EXPECT_EQ(reader->hops, std::set<uint32_t>{3}) << "three switches on every path";
+  EXPECT_GT(reader->max_queue, 1082) << "the incast queue was seen and echoed";
+  EXPECT_FALSE(reader->private_seen) << "a field without echo stays on the data packet";
+}
+
+TEST(PacketState, FieldsOfDifferentSchemesDoNotOverlap) {
+  PacketStateLayout layout;
+  const auto a = layout.declare<IntRecord>("a");
+  const auto b = layout.declare<uint8_t>("b");
+  const auto c = layout.declare<int64_t>("c");
+  EXPECT_GE(b.offset(), a.offset() + sizeof(IntRecord));
+  EXPECT_GE(c.offset(), b.offset() + 1);
+  EXPECT_EQ(c.offset() % alignof(int64_t), 0u);
+  EXPECT_EQ(layout.declare<uint8_t>("b").offset(), b.offset()) << "same name, same field";
+  EXPECT_THROW(layout.declare<int64_t>("b"), std::logic_error);
+}
+
+// ---------------------------------------------------------------- receiver half of CC
+
+TEST(ReceiverHalf, OnlyDcqcnSendsCnps) {
+  for (const char* cc : {"none", "dcqcn"}) {
+    ExperimentSpec spec;
+    spec.topology = test::small_leaf_spine(2, 1, 4);
+    spec.cc = cc;
+    for (uint32_t s = 0; s < 4; ++s) spec.flows.push_back(test::flow(s, 4, 1000 * 1000));
+    Experiment exp(spec);
+    test::run_checked(exp);
+    EXPECT_GT(exp.network().counters().ecn_marks, 0u) << cc;
+    if (std::string(cc) == "none")
+      EXPECT_EQ(exp.transport().counters().cnps_sent, 0u) << "no DCQCN, no notification point";
+    else
+      EXPECT_GT(exp.transport().counters().cnps_sent, 0u);
+  }
+}
+
+// ---------------------------------------------------------------- flow control
+
+TEST(FlowControl, NoneIsLossyAndPfcIsNot) {
+  for (const char* fc : {"pfc", "none"}) {
+    ExperimentSpec spec;
+    spec.topology = test::small_leaf_spine(2, 1, 8);
+    spec.fc = fc;
+    spec.network.switch_config.buffer_bytes = 300 * 1000;
+    for (uint32_t s = 0; s < 8; ++s) spec.flows.push_back(test::flow(s, 8, 500 * 1000));
+    Experiment exp(spec);
+    EXPECT_EQ(exp.network().flow_control().lossless(), std::string(fc) == "pfc");
+    test::run_checked(exp);
+    if (std::string(fc) == "pfc") {
+      EXPECT_EQ(exp.network().counters().drops, 0u);
+      EXPECT_GT(exp.network().counters().pause_frames, 0u);
+    } else {
+      EXPECT_GT(exp.network().counters().drops, 0u) << "a 300 KB buffer overflows without PFC";
+      EXPECT_EQ(exp.network().counters().pause_frames, 0u);
+    }
+  }
+}
+
+// A host agent that frees whatever reaches the hosts.
+struct Sink : HostAgent {
+  Network* net = nullptr;
+  void on_host_receive(NodeId, PacketId pkt) override { net->context().free_packet(pkt); }
+  PacketId pull_data(NodeId, const EgressPort&, Time*) override { return PacketId::invalid(); }
+};
+
+// Three ACK frames, then a PAUSE, queued at once on the switch port toward host a
+// (100 Gb/s: 80 ps per byte; ACK 86 B = 6,880 ps, PAUSE 84 B = 6,720 ps; 1 us cable).
+// Ahead: the PAUSE follows the ACK on the wire, arrives at 6,880 + 6,720 + 1,000,000 =
+// 1,013,600 ps. FIFO: after all three ACKs, at 3 x 6,880 + 6,720 + 1,000,000 = 1,027,360.
+Time pause_arrival(bool ahead) {
+  Simulator sim;
+  NetworkConfig cfg;
+  cfg.switch_config.pfc.pause_ahead_of_control = ahead;
+  Network net(sim, test::chain({gbps(100), gbps(100)}, Delta::from_us(1)), cfg);
+  Sink sink;
+  sink.net = &net;
+  net.set_host_agent(&sink);
+  EgressPort& port = net.switch_at(NodeId(2)).port(PortId(0));
+  EXPECT_EQ(port.peer()->id(), NodeId(0));
+  NetContext& ctx = net.context();
+  for (int i = 0; i < 3; ++i) {
+    const PacketId id = ctx.alloc_packet();
+    ctx.pkt(id).type = PacketType::kAck;
+    ctx.pkt(id).dst = NodeId(0);
+    ctx.pkt(id).wire_bytes = ctx.wire.control_wire_bytes(PacketType::kAck);
+    port.enqueue(id);
+  }
+  const PacketId pause = ctx.alloc_packet();
+  ctx.pkt(pause).type = PacketType::kPause;
+  ctx.pkt(pause).pfc_priority = 3;
+  ctx.pkt(pause).pfc_xoff = true;
+  ctx.pkt(pause).wire_bytes = ctx.wire.control_wire_bytes(PacketType::kPause);
+  port.enqueue(pause);
+  const EgressPort& nic = net.host(NodeId(0)).nic();
+  for (int64_t t = 0; t <= 2'000'000; t += 160) {
+    sim.run_until(Time{t});
+    if (nic.paused(3)) return sim.now();
+  }
+  return Time::never();
+}
+
+TEST(FlowControl, PauseFramesLeaveAheadOfQueuedControlFrames) {
+  EXPECT_EQ(pause_arrival(true).ps, 1'013'600);
+  EXPECT_EQ(pause_arrival(false).ps, 1'027'360);
+}
+
+// ---------------------------------------------------------------- host path policy
+
+TEST(HostPath, SprayGivesEachPacketItsOwnEntropy) {
+  for (const char* policy : {"fixed", "spray"}) {
+    ExperimentSpec spec;
+    spec.topology = test::small_leaf_spine(2, 4, 1);
+    spec.transport.path_policy = policy;
+    spec.transport.recovery = LossRecovery::kSelectiveRepeat;
+    spec.network.switch_config.ecn.enabled = false;
+    spec.flows = {test::flow(0, 1, 2000 * 1000)};
+    Experiment exp(spec);
+    test::run_checked(exp);
+    // Uplinks of leaf0 toward the spines that carried data.
+    const Switch& leaf0 = exp.network().switch_at(NodeId(exp.network().topology().find("leaf0")));
+    int used = 0;
+    for (size_t p = 0; p < leaf0.port_count(); ++p) {
+      const EgressPort& port = leaf0.port(PortId(static_cast<uint16_t>(p)));
+      used += port.peer()->kind() == NodeKind::kSwitch && port.counters().tx_data_bytes > 0;
+    }
+    EXPECT_EQ(used, std::string(policy) == "fixed" ? 1 : 4) << policy;
+  }
+}
+
+TEST(HostPath, UnknownPolicyIsAClearError) {
+  ExperimentSpec spec;
+  spec.topology = test::small_leaf_spine(2, 1, 1);
+  spec.transport.path_policy = "sprya";
+  EXPECT_THROW(Experiment exp(spec), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace rocelab
