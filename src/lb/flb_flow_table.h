@@ -21,7 +21,6 @@ uint16_t flow_crc16(const Packet& p);
 struct FlbFlowEntry {
   uint32_t key = 0;
   uint16_t path = 0;
-  PortId prev_hop;
   Time last_seen = Time::never();
   // Local queueing delay (ps) the flow's previous packet met at its path's first hop: with
   // the path's sampled delay, the delay that packet sees (Alg. 1's p.t_OWD for it).
