@@ -5,7 +5,6 @@
 // the source edge pins each packet to an end-to-end path ID by source routing (§3.4).
 #pragma once
 
-#include <map>
 #include <memory>
 #include <vector>
 
@@ -13,6 +12,7 @@
 #include "net/cnm.h"
 #include "net/load_balancer.h"
 #include "net/switch_view.h"
+#include "sim/flat_map.h"
 #include "sim/random.h"
 
 namespace rocelab {
@@ -110,7 +110,7 @@ class Flb final : public LoadBalancer, public EventHandler {
     // that n follows them (§3.3 "the rate varies with the change of n"); removed when
     // idle for the flow timeout (§3.1, "also applies to the congested flow entries").
     // Ordered by key: CNMs go out in the same order with every standard library.
-    std::map<uint32_t, Flow> flows;
+    FlatMap<uint32_t, Flow> flows;
     uint32_t n_notified = 0;  // n of the last release or update sent
   };
 
@@ -166,12 +166,14 @@ class Flb final : public LoadBalancer, public EventHandler {
   Delta clock_offset_;
   FlbFlowTable table_;
   std::vector<std::unique_ptr<Pair>> pairs_;
-  std::vector<DsPort> ds_ports_;       // by port index
-  std::map<uint32_t, Isolation> iso_;  // ordered: deterministic iteration
+  std::vector<DsPort> ds_ports_;      // by port index
+  FlatMap<uint32_t, Isolation> iso_;  // ordered: deterministic iteration
   TimerSlot iso_timer_;
   TimerSlot ds_timer_;  // destination side: ages congested-flow entries, updates n
   std::vector<uint8_t> scratch_allowed_;
   std::vector<int64_t> scratch_delay_;
+  std::vector<uint32_t> scratch_touched_;
+  std::vector<uint16_t> scratch_free_paths_;
   int64_t range_low_ = 0, range_high_ = 0;  // Appendix A range of K (reported)
   uint64_t forced_moves_ = 0, feedback_sent_ = 0, feedback_received_ = 0;
   uint64_t reroutes_ = 0, cnms_sent_ = 0, isolations_ = 0, isolation_timeouts_ = 0, probes_ = 0;

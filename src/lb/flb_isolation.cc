@@ -173,7 +173,8 @@ void Flb::resize_isolation(uint32_t dst_idx) {
       }
     }
     if (pick == UINT16_MAX) {
-      std::vector<uint16_t> free_paths;
+      std::vector<uint16_t>& free_paths = scratch_free_paths_;
+      free_paths.clear();
       for (uint16_t i = 0; i < pr.paths; ++i)
         if (!in_set(i)) free_paths.push_back(i);
       pick = free_paths[rng_.below(free_paths.size())];
@@ -192,7 +193,8 @@ void Flb::on_event(uint32_t kind, uint64_t arg) {
   if (!sw_.sim().timer_fired(iso_timer_, arg, handler_, kind)) return;
   // Periodic check (§3.2): entries whose release CNM was lost time out; paths follow.
   const Time now = sw_.now();
-  std::vector<uint32_t> touched;
+  std::vector<uint32_t>& touched = scratch_touched_;
+  touched.clear();
   for (auto it = iso_.begin(); it != iso_.end();) {
     if (now - it->second.refreshed > cfg_.isolation_timeout) {
       touched.push_back(it->second.dst_edge);
