@@ -163,5 +163,54 @@ TEST(PfcNumbers, DynamicXoffAndXonAtTheHandComputedFrames) {
   EXPECT_EQ(h.events.size(), 2u);
 }
 
+// Four senders at 100 Gb/s into sw0, sw0 -> sw1 at 400 Gb/s, sw1 -> the receiver at
+// 100 Gb/s: the incast queue is at sw1, so sw1 must PAUSE sw0's port, a switch port with
+// num_queues data queues. With 1 or 2 queues priority 3 rides in the last queue
+// (EgressPort::queue_of_priority); a PAUSE for priority 3 must hold that queue, or sw0
+// keeps sending at 400 Gb/s into a 100 Gb/s drain and sw1's headroom (2 x 50,000 + 3 x
+// 1082 + 84 = 103,330 B at 400 Gb/s, 1 us) overflows within microseconds.
+TEST(PfcNumbers, PortsWithFewerQueuesPauseTheQueueThatCarriesTheLosslessClass) {
+  for (uint32_t queues : {1u, 2u}) {
+    ExperimentSpec spec;
+    TopologySpec& t = spec.topology;
+    for (uint32_t i = 0; i < 4; ++i)
+      t.add_node(NodeKind::kHost, Layer::kHost, "s" + std::to_string(i));
+    const uint32_t r = t.add_node(NodeKind::kHost, Layer::kHost, "r");
+    const uint32_t sw0 = t.add_node(NodeKind::kSwitch, Layer::kEdge, "sw0");
+    const uint32_t sw1 = t.add_node(NodeKind::kSwitch, Layer::kEdge, "sw1");
+    const Delta d = Delta::from_us(1);
+    for (uint32_t i = 0; i < 4; ++i) t.add_link(i, sw0, gbps(100), d);  // sw0 ports 0..3
+    t.add_link(sw0, sw1, gbps(400), d);                                 // sw0 port 4, sw1 port 0
+    t.add_link(sw1, r, gbps(100), d);                                   // sw1 port 1
+    spec.network.switch_config.num_queues = queues;
+    spec.network.switch_config.ecn.enabled = false;
+    spec.network.switch_config.pfc.mode = PfcThresholdMode::kStatic;
+    spec.network.switch_config.pfc.static_xoff_bytes = 50 * 1000;
+    for (uint32_t i = 0; i < 4; ++i) spec.flows.push_back(test::flow(i, r, 500 * 1000));
+    Experiment exp(spec);
+    const EgressPort& sw0_up = exp.network().switch_at(NodeId(sw0)).port(PortId(4));
+    const EgressPort& sw1_down = exp.network().switch_at(NodeId(sw1)).port(PortId(0));
+    ASSERT_EQ(sw0_up.queue_of_priority(kRdma), queues - 1);
+    // When sw1 lifts a PAUSE, the one it sent is still holding sw0 (the XON has 1 us to
+    // travel): exactly the lossless class's queue is paused there.
+    uint32_t xons = 0, held_right = 0;
+    exp.network().context().on_pfc = [&](const PfcEvent& e) {
+      if (e.node != NodeId(sw1) || e.xoff) return;
+      ++xons;
+      held_right += sw0_up.paused_mask() == (1u << (queues - 1));
+    };
+    test::run_checked(exp);
+    const NetCounters& c = exp.network().counters();
+    EXPECT_EQ(c.drops, 0u) << queues << " queues";
+    EXPECT_GT(sw1_down.counters().pause_frames_sent, 0u) << queues << " queues";
+    // Every XOFF sw1 sent paused sw0's port once.
+    EXPECT_EQ(sw0_up.counters().times_paused, sw1_down.counters().pause_frames_sent);
+    EXPECT_GT(sw0_up.counters().paused_time, Delta::zero());
+    EXPECT_GT(c.pause_frames_by_node[sw0], 0u) << "backpressure reaches the senders";
+    EXPECT_GT(xons, 0u);
+    EXPECT_EQ(held_right, xons) << queues << " queues";
+  }
+}
+
 }  // namespace
 }  // namespace rocelab
