@@ -1,6 +1,9 @@
 #include "sim/random.h"
 
 #include <cmath>
+#include <numbers>
+
+#include "sim/portable_math.h"
 
 namespace rocelab {
 
@@ -38,18 +41,19 @@ uint64_t RandomStream::below(uint64_t n) {
 
 double RandomStream::exponential(double mean) {
   // 1 - U is in (0, 1], so the log is finite.
-  return -mean * std::log(1.0 - uniform());
+  return -mean * pmath::log(1.0 - uniform());
 }
 
 double RandomStream::normal(double mean, double stddev) {
   // Box-Muller; one value per call keeps the stream position simple to reason about.
+  // sqrt is correctly rounded everywhere (IEEE 754); log and cos are ours (portable_math.h).
   const double u1 = 1.0 - uniform();
   const double u2 = uniform();
-  return mean + stddev * std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
+  return mean + stddev * std::sqrt(-2.0 * pmath::log(u1)) * pmath::cos(2.0 * std::numbers::pi * u2);
 }
 
 double RandomStream::lognormal(double mu, double sigma) {
-  return std::exp(normal(mu, sigma));
+  return pmath::exp(normal(mu, sigma));
 }
 
 }  // namespace rocelab

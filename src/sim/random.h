@@ -1,5 +1,6 @@
 // Named random streams derived from one scenario seed. The generator (xoshiro256**) and
-// the distributions are written here, not taken from <random>, so that the same seed gives
+// the distributions are written here, not taken from <random>, and the distributions use
+// sim/portable_math.h instead of the C library's log/exp/cos, so that the same seed gives
 // the same numbers with every standard library.
 #pragma once
 

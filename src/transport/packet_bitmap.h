@@ -4,6 +4,7 @@
 // so the steady state allocates nothing.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -30,10 +31,16 @@ class PacketBitmap {
     return true;
   }
 
-  // Moves the base to `new_base`, forgetting every mark below it.
+  // Moves the base to `new_base`, forgetting every mark below it. O(1) when nothing is
+  // marked (every word is zero then), so callers may keep the base at their cumulative
+  // point on every step.
   void advance_to(uint64_t new_base) {
     if (new_base <= base_) return;
-    if (marked_ == 0 || new_base - base_ >= capacity()) {
+    if (marked_ == 0) {
+      base_ = new_base;
+      return;
+    }
+    if (new_base - base_ >= capacity()) {
       for (uint64_t& w : words_) w = 0;
       marked_ = 0;
       base_ = new_base;
@@ -56,9 +63,10 @@ class PacketBitmap {
   }
 
   uint64_t marked() const { return marked_; }
+  // Packets the ring spans now; it only grows, so this is also the largest window seen.
+  uint64_t capacity() const { return words_.size() * 64; }
 
  private:
-  uint64_t capacity() const { return words_.size() * 64; }
   size_t word_of(uint64_t pkt) const { return (pkt >> 6) & (words_.size() - 1); }
 
   // Doubles the ring, re-placing the marks at their new positions.

@@ -321,6 +321,10 @@ void RdmaTransport::on_out_of_order(Receiver& r, const Packet& p) {
   ++counters_.out_of_order_packets;
   const uint64_t mtu = ctx_.wire.mtu_payload_bytes;
   ++ood_histogram_[std::min<uint64_t>((p.seq - r.rcv_nxt) / mtu, kOodBuckets - 1)];
+  // In-order delivery moves the held ring's base only while it holds packets; bring it up
+  // to rcv_nxt before marking, or the ring would grow to span every packet since the last
+  // reordering (the flow's start) instead of just the reorder window. O(1) when empty.
+  if (cfg_.recovery != LossRecovery::kGoBackN) r.held.advance_to(r.rcv_nxt / mtu);
   switch (cfg_.recovery) {
     case LossRecovery::kGoBackN: {
       const Time now = sim().now();

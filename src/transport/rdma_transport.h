@@ -83,6 +83,9 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   }
   // In-order payload bytes the receiver of `f` has delivered so far.
   uint64_t delivered_bytes(FlowId f) const { return receivers_[f.index()].rcv_nxt; }
+  // Packets beyond delivered_bytes the receiver of `f` holds (selective repeat, reorder
+  // buffer); for tests of its footprint.
+  const PacketBitmap& held_packets(FlowId f) const { return receivers_[f.index()].held; }
   Delta base_rtt(FlowId f) const { return flows_[f.index()].base_rtt; }
   CongestionControl& cc() { return *cc_; }
   // The receiver half of congestion control answers a data packet with a CNP frame.

@@ -5,6 +5,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "sim/portable_math.h"
+
 namespace rocelab {
 
 namespace {
@@ -25,7 +27,7 @@ class GapSampler {
         mean_gap_sec_(mean_gap_sec),
         sigma_(params.lognormal_sigma),
         // E[exp(N(mu, sigma^2))] = exp(mu + sigma^2 / 2) = mean_gap_sec.
-        mu_(std::log(mean_gap_sec) - sigma_ * sigma_ / 2) {}
+        mu_(pmath::log(mean_gap_sec) - sigma_ * sigma_ / 2) {}
 
   // Time from the window start to the host's first arrival. For Poisson this is a plain gap
   // (memoryless). For lognormal it is the stationary residual life U * Y, where Y is the
