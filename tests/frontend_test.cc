@@ -11,10 +11,13 @@
 #include <set>
 #include <sstream>
 
+#include "scenario/presets.h"
 #include "scenario/runner.h"
 #include "scenario/scenario_build.h"
 #include "scenario/scenario_config.h"
+#include "scenario/topology_types.h"
 #include "scenario/units.h"
+#include "scenario/workload_types.h"
 #include "scenario/yaml_params.h"
 
 namespace rocelab {
@@ -318,6 +321,14 @@ TEST(Import, Ns3FilesRunAsAScenario) {
                     &out),
             0)
       << out;
+  // The preset check takes its names from the registry.
+  EXPECT_NE(
+      run_cli("import --topology " + (d / "topo.txt").string() + " --flows " +
+                  (d / "flow.txt").string() + " --preset hpcc -o " + (d / "bad.yaml").string(),
+              &out),
+      0);
+  EXPECT_NE(out.find("hpcc-ns3"), std::string::npos) << out;
+  EXPECT_FALSE(fs::exists(d / "bad.yaml"));
   const std::string fct = slurp((d / "run" / "fct.txt").string());
   EXPECT_EQ(std::count(fct.begin(), fct.end(), '\n'), 3) << fct;
   EXPECT_NE(fct.find("0b000001 0b000201"), std::string::npos) << fct;  // node 0 -> node 2
@@ -341,11 +352,46 @@ TEST(Interrupt, CtrlCStopsCleanlyAndWritesAnIncompleteSummary) {
   EXPECT_TRUE(fs::exists(d / "flows.csv"));
 }
 
+// Topologies, workloads and presets are found by name in their registries; a name set in
+// code (not read from a file, which the reader checks) fails when the scenario is built.
+TEST(Registries, UnknownNamesFailWithTheValidOnes) {
+  EXPECT_EQ(topology_registry().names(),
+            (std::vector<std::string>{"fat_tree", "flb_testbed", "leaf_spine", "ns3"}));
+  EXPECT_EQ(workload_registry().names(),
+            (std::vector<std::string>{"burst", "flows", "incast", "poisson", "trace"}));
+  EXPECT_EQ(preset_choices(), (std::vector<std::string>{"none", "conweave-ns3", "hpcc-ns3"}));
+  auto build_error = [](ScenarioConfig c) {
+    try {
+      build_experiment(c);
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  ScenarioConfig c = load_scenario(kTests + "/tiny.yaml", {});
+  ScenarioConfig bad_topology = c;
+  bad_topology.topology.type = "torus";
+  std::string err = build_error(bad_topology);
+  EXPECT_NE(err.find("tiny.yaml:4: topology.type: expected one of: fat_tree, flb_testbed, "
+                     "leaf_spine, ns3; got 'torus'"),
+            std::string::npos)
+      << err;
+  ScenarioConfig bad_workload = c;
+  bad_workload.workloads[1].type = "incasts";
+  err = build_error(bad_workload);
+  EXPECT_NE(err.find("workloads.1.type: expected one of: burst, flows, incast, poisson, trace; "
+                     "got 'incasts' (did you mean 'incast'?)"),
+            std::string::npos)
+      << err;
+  EXPECT_THROW(apply_preset("hpcc", c), ConfigError);
+}
+
 TEST(List, NamesEverySchemeAndWorkload) {
   std::string out;
   ASSERT_EQ(run_cli("list", &out), 0);
   for (const char* name : {"ecmp", "rps", "letflow", "dcqcn", "none", "leaf_spine", "fat_tree",
-                           "flb_testbed", "websearch", "datamining_vl2", "incast", "burst"})
+                           "flb_testbed", "ns3", "websearch", "datamining_vl2", "poisson", "incast",
+                           "burst", "flows", "trace", "hpcc-ns3", "conweave-ns3"})
     EXPECT_NE(out.find(name), std::string::npos) << name;
 }
 

@@ -8,6 +8,7 @@
 
 #include <vector>
 
+#include "net/mmu.h"
 #include "test_util.h"
 
 namespace rocelab {
@@ -50,7 +51,8 @@ struct HeldEgress {
     exp->network().context().on_pfc = [this](const PfcEvent& e) {
       ASSERT_EQ(e.node, NodeId(kSwitch));
       ASSERT_EQ(e.port, PortId(0));
-      events.push_back({e.time, e.xoff, sw().mmu().ingress_bytes(PortId(0), kRdma)});
+      events.push_back(
+          {e.time, e.xoff, sw().flow_control().buffer()->ingress_bytes(PortId(0), kRdma)});
     };
     sw().port(PortId(1)).set_priority_paused(kRdma, true);
   }
@@ -81,7 +83,7 @@ void expect_pause_reaches_a_at_a_frame_boundary(HeldEgress& h) {
   EXPECT_EQ(h.nic_a().paused_time(h.exp->sim().now()).ps, 5 * kUs - kPauseAtAPs);
   // The frame in transmission when the PAUSE came completed, and no later frame started.
   EXPECT_EQ(h.nic_a().counters().tx_data_bytes, uint64_t{kFramesBeforePause * kFrame});
-  const int64_t in = h.sw().mmu().ingress_bytes(PortId(0), kRdma);
+  const int64_t in = h.sw().flow_control().buffer()->ingress_bytes(PortId(0), kRdma);
   EXPECT_EQ(in, kFramesBeforePause * kFrame);
   // Bytes after XOFF: 24 frames = 25,968 B: frames 10..21 already on their way at XOFF
   // (12,984 B, one delay x rate = 12,500 B plus the frame being serialized) and frames
@@ -147,8 +149,8 @@ TEST(PfcNumbers, DynamicXoffAndXonAtTheHandComputedFrames) {
   pfc.resume_offset_bytes = 3'651;
   HeldEgress h(pfc, 154'040);
   h.start();
-  ASSERT_EQ(h.sw().mmu().shared_capacity(), 97'380);
-  ASSERT_EQ(h.sw().mmu().xoff_threshold(PortId(0)), 97'380 / 8);
+  ASSERT_EQ(h.sw().flow_control().buffer()->shared_capacity(), 97'380);
+  ASSERT_EQ(h.sw().flow_control().buffer()->xoff_threshold(PortId(0)), 97'380 / 8);
   expect_pause_reaches_a_at_a_frame_boundary(h);
 
   h.exp->run(Time{kReleasePs});

@@ -13,9 +13,12 @@
 #include "fc/fc_registry.h"
 #include "lb/lb_registry.h"
 #include "scenario/ns3_format.h"
+#include "scenario/presets.h"
 #include "scenario/runner.h"
 #include "scenario/scenario_build.h"
 #include "scenario/scenario_config.h"
+#include "scenario/topology_types.h"
+#include "scenario/workload_types.h"
 #include "scenario/yaml_params.h"
 #include "workload/flow_size_cdf.h"
 
@@ -59,20 +62,11 @@ int cmd_list() {
   for (const auto* e : scheduler_registry().all())
     std::printf("  %-12s %s\n", e->name.c_str(), e->description.c_str());
   std::printf("topologies (topology.type):\n");
-  std::printf("  %-12s %s\n", "leaf_spine",
-              "leaves x spines, hosts per leaf, any oversubscription");
-  std::printf("  %-12s %s\n", "fat_tree", "3-tier: pods of edge + aggregation switches, cores");
-  std::printf("  %-12s %s\n", "flb_testbed",
-              "FLB paper Fig. 1: S0 -> S1/S2/S3 -> S4, H0-H16, R0-R2");
-  std::printf("  %-12s %s\n", "ns3", "an HPCC/ConWeave ns-3 topology file");
+  for (const auto* e : topology_registry().all())
+    std::printf("  %-12s %s\n", e->name.c_str(), e->description.c_str());
   std::printf("workload types (workloads[].type):\n");
-  std::printf("  %-12s %s\n", "poisson",
-              "flow sizes from a CDF, Poisson or lognormal arrivals at a load");
-  std::printf("  %-12s %s\n", "incast",
-              "N-to-1, total or per-sender size, repeated at an interval");
-  std::printf("  %-12s %s\n", "burst", "each sender starts k flows of size s to one receiver at t");
-  std::printf("  %-12s %s\n", "flows", "explicit flows");
-  std::printf("  %-12s %s\n", "trace", "a flow trace: CSV, or an HPCC/ConWeave ns-3 flow file");
+  for (const auto* e : workload_registry().all())
+    std::printf("  %-12s %s\n", e->name.c_str(), e->description.c_str());
   std::printf("flow-size distributions (workloads[].cdf):\n");
   for (const auto& [name, path] : shipped_cdfs()) {
     double mean = 0;
@@ -82,7 +76,9 @@ int cmd_list() {
     }
     std::printf("  %-18s mean %.0f B\n", name.c_str(), mean);
   }
-  std::printf("presets (preset):\n  hpcc-ns3, conweave-ns3 (see docs/reference-parameters.md)\n");
+  std::printf("presets (preset):\n");
+  for (const auto* e : preset_registry().all())
+    std::printf("  %-12s %s\n", e->name.c_str(), e->description.c_str());
   return 0;
 }
 
@@ -171,8 +167,8 @@ int main(int argc, char** argv) {
   imp->add_option("--flows", flows_file, "flow file")->required();
   imp->add_option("--format", format, "hpcc | conweave | auto")
       ->check(CLI::IsMember({"hpcc", "conweave", "auto"}));
-  imp->add_option("--preset", preset, "hpcc-ns3 | conweave-ns3")
-      ->check(CLI::IsMember({"none", "hpcc-ns3", "conweave-ns3"}));
+  imp->add_option("--preset", preset, "none (the default) or a preset of `rocelab list`")
+      ->check(CLI::IsMember(preset_choices()));
   imp->add_option("-o,--out", import_out, "scenario file to write")->required();
 
   CLI11_PARSE(app, argc, argv);

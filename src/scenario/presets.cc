@@ -1,11 +1,11 @@
 // Presets: the settings of the ns-3 reference simulators, so that a user can run the same
 // topology and flow files in rocelab and compare run for run. Sources in
 // docs/reference-parameters.md; the values below cite the file each comes from.
-#include <stdexcept>
+#include "scenario/presets.h"
 
 #include "cc/dcqcn.h"
 #include "lb/letflow.h"
-#include "scenario/scenario_config.h"
+#include "scenario/yaml_params.h"
 
 namespace rocelab {
 
@@ -93,8 +93,8 @@ void conweave_ns3(ScenarioConfig& c) {
   c.transport.cnp_on_nak = true;                 // rdma-hw.cc ReceiverCheckSeq: a NAK carries a CNP
 }
 
-// The DCQCN settings of both forks' run scripts (run.py config template) at 100 Gb/s.
-void ns3_dcqcn(const std::string& preset, DcqcnConfig& d) {
+// The DCQCN settings both forks' run scripts (run.py config template) share at 100 Gb/s.
+void ns3_dcqcn(DcqcnConfig& d) {
   d.model = "ns3_mlx";                             // CC_MODE 1: the *Mlx functions
   d.g = 1.0 / 256;                                 // EWMA_GAIN 0.00390625
   d.alpha_update_interval = Delta::from_us(1);     // ALPHA_RESUME_INTERVAL 1
@@ -104,32 +104,61 @@ void ns3_dcqcn(const std::string& preset, DcqcnConfig& d) {
   d.rate_increase_interval = Delta::from_us(300);  // RP_TIMER 300
   d.fast_recovery_steps = 1;                       // FAST_RECOVERY_TIMES 1
   d.byte_counter_bytes = int64_t{1} << 60;         // the Mlx model has no byte counter
-  if (preset == "hpcc-ns3") {
-    d.rate_ai_bps = mbps(20);     // simulation/run.py RATE_AI 5 * bw / 25 Mb/s (bw 100)
-    d.rate_hai_bps = mbps(200);   // RATE_HAI 50 * bw / 25 Mb/s
-    d.min_rate_bps = mbps(1000);  // MIN_RATE 1000 Mb/s
-  } else {
-    d.rate_ai_bps = mbps(40);    // run.py ai = 10 * bw / 25 Mb/s (bw 100)
-    d.rate_hai_bps = mbps(100);  // hai = 25 * bw / 25 Mb/s
-    d.min_rate_bps = mbps(100);  // MIN_RATE 100Mb/s
-  }
+}
+
+void hpcc_ns3_cc(CcConfig& cc) {
+  auto* dcqcn = dynamic_cast<DcqcnSchemeConfig*>(&cc);
+  if (!dcqcn) return;
+  DcqcnConfig& d = dcqcn->cfg;
+  ns3_dcqcn(d);
+  d.rate_ai_bps = mbps(20);     // simulation/run.py RATE_AI 5 * bw / 25 Mb/s (bw 100)
+  d.rate_hai_bps = mbps(200);   // RATE_HAI 50 * bw / 25 Mb/s
+  d.min_rate_bps = mbps(1000);  // MIN_RATE 1000 Mb/s
+}
+
+void conweave_ns3_cc(CcConfig& cc) {
+  auto* dcqcn = dynamic_cast<DcqcnSchemeConfig*>(&cc);
+  if (!dcqcn) return;
+  DcqcnConfig& d = dcqcn->cfg;
+  ns3_dcqcn(d);
+  d.rate_ai_bps = mbps(40);    // run.py ai = 10 * bw / 25 Mb/s (bw 100)
+  d.rate_hai_bps = mbps(100);  // hai = 25 * bw / 25 Mb/s
+  d.min_rate_bps = mbps(100);  // MIN_RATE 100Mb/s
+}
+
+void conweave_ns3_lb(LbConfig& lb) {
+  // scratch/network-load-balance.cc: letflow_flowletTimeout = 100 us.
+  if (auto* letflow = dynamic_cast<LetFlowSchemeConfig*>(&lb))
+    letflow->cfg.flowlet_timeout = Delta::from_us(100);
 }
 
 }  // namespace
 
-std::vector<std::string> preset_names() {
-  return {"hpcc-ns3", "conweave-ns3"};
+const Registry<Preset>& preset_registry() {
+  static const Registry<Preset> registry = [] {
+    Registry<Preset> r;
+    r.add("hpcc-ns3",
+          "the HPCC ns-3 simulator's settings at 100 Gb/s (see docs/reference-parameters.md)",
+          {hpcc_ns3, nullptr, hpcc_ns3_cc});
+    r.add("conweave-ns3",
+          "the ConWeave ns-3 simulator's settings at 100 Gb/s (see docs/reference-parameters.md)",
+          {conweave_ns3, conweave_ns3_lb, conweave_ns3_cc});
+    return r;
+  }();
+  return registry;
+}
+
+std::vector<std::string> preset_choices() {
+  std::vector<std::string> names = preset_registry().names();
+  names.insert(names.begin(), "none");
+  return names;
 }
 
 void apply_preset(const std::string& name, ScenarioConfig& c) {
+  const auto* preset = preset_registry().find(name);
+  if (!preset && name != "none") throw ConfigError("preset: " + not_one_of(name, preset_choices()));
   c.preset = name;
-  if (name == "hpcc-ns3") {
-    hpcc_ns3(c);
-  } else if (name == "conweave-ns3") {
-    conweave_ns3(c);
-  } else if (name != "none") {
-    throw std::invalid_argument("unknown preset '" + name + "'");
-  }
+  if (preset) preset->factory.apply(c);
   // Scheme parameters are made afresh, with the preset's values, for whichever scheme the
   // scenario picks (apply_preset_scheme).
   c.lb_params.reset();
@@ -137,15 +166,13 @@ void apply_preset(const std::string& name, ScenarioConfig& c) {
 }
 
 void apply_preset_scheme(const std::string& preset, LbConfig& lb) {
-  if (preset != "conweave-ns3") return;
-  // scratch/network-load-balance.cc: letflow_flowletTimeout = 100 us.
-  if (auto* letflow = dynamic_cast<LetFlowSchemeConfig*>(&lb))
-    letflow->cfg.flowlet_timeout = Delta::from_us(100);
+  const auto* p = preset_registry().find(preset);
+  if (p && p->factory.lb) p->factory.lb(lb);
 }
 
 void apply_preset_scheme(const std::string& preset, CcConfig& cc) {
-  if (preset != "hpcc-ns3" && preset != "conweave-ns3") return;
-  if (auto* dcqcn = dynamic_cast<DcqcnSchemeConfig*>(&cc)) ns3_dcqcn(preset, dcqcn->cfg);
+  const auto* p = preset_registry().find(preset);
+  if (p && p->factory.cc) p->factory.cc(cc);
 }
 
 }  // namespace rocelab

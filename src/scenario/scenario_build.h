@@ -13,6 +13,8 @@ namespace rocelab {
 // Throws ConfigError for problems only visible now (unknown host names, a missing file).
 ExperimentSpec build_experiment(ScenarioConfig& c);
 TopologySpec build_topology(const TopologyConfig& t);
+// The node id of the host named `name`; ConfigError naming `key` when there is none.
+uint32_t resolve_host(const TopologySpec& topo, const std::string& name, const std::string& key);
 // Host node ids for names, "a..b" ranges and "all".
 std::vector<uint32_t> resolve_hosts(const TopologySpec& topo, const std::vector<std::string>& names,
                                     const std::string& key);

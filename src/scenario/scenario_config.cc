@@ -7,59 +7,22 @@
 #include "cc/cc_registry.h"
 #include "fc/fc_registry.h"
 #include "lb/lb_registry.h"
+#include "scenario/presets.h"
+#include "scenario/topology_types.h"
+#include "scenario/workload_types.h"
 #include "scenario/yaml_params.h"
 
 namespace rocelab {
 
 namespace {
 
-// Beyond this a scenario would exhaust memory before it ran; say so instead of crashing.
-constexpr uint64_t kMaxLinks = 10 * 1000 * 1000;
-const std::string kTopologyTypes[] = {"leaf_spine", "fat_tree", "flb_testbed", "ns3"};
-const std::string kWorkloadTypes[] = {"poisson", "incast", "burst", "flows", "trace"};
-const std::string kArrivals[] = {"poisson", "lognormal"};
-const std::string kTraceFormats[] = {"csv", "hpcc", "conweave", "auto"};
 const std::string kFctStyles[] = {"hpcc", "conweave"};
 
 void describe_topology(ParamVisitor& v, TopologyConfig& t) {
-  v.choice("type", t.type, kTopologyTypes, "fabric to build");
-  if (t.type == "leaf_spine") {
-    LeafSpineParams& p = t.leaf_spine;
-    v.count("leaves", p.leaves, 1, 100000, "leaf (ToR) switches");
-    v.count("spines", p.spines, 1, 100000, "spine switches");
-    v.count("hosts_per_leaf", p.hosts_per_leaf, 1, 100000, "hosts under each leaf");
-    v.rate("host_rate", p.host_rate_bps, 1, kNoLimit, "host-leaf link rate");
-    v.rate("fabric_rate", p.fabric_rate_bps, 1, kNoLimit,
-           "leaf-spine link rate (oversubscription = hosts x host_rate / spines x fabric_rate)");
-    v.duration("link_delay", p.link_delay, Delta::zero(), Delta::max(),
-               "propagation delay per link");
-    const uint64_t ls_links =
-        uint64_t{t.leaf_spine.leaves} * (t.leaf_spine.hosts_per_leaf + t.leaf_spine.spines);
-    v.require(ls_links <= kMaxLinks, "leaves", "the fabric would have more than 10 million links");
-  } else if (t.type == "fat_tree") {
-    FatTreeParams& p = t.fat_tree;
-    v.count("pods", p.pods, 1, 10000, "pods (FLB §4.3: 12)");
-    v.count("edges_per_pod", p.edges_per_pod, 1, 10000, "edge switches per pod (FLB: 6)");
-    v.count("aggs_per_pod", p.aggs_per_pod, 1, 10000, "aggregation switches per pod (FLB: 6)");
-    v.count("hosts_per_edge", p.hosts_per_edge, 1, 100000, "hosts per edge switch (FLB: 14)");
-    v.count("cores", p.cores, 1, 100000, "core switches (FLB: 36)");
-    v.require(p.cores % p.aggs_per_pod == 0, "cores", "must be a multiple of aggs_per_pod");
-    v.rate("host_rate", p.host_rate_bps, 1, kNoLimit, "host-edge link rate");
-    v.rate("fabric_rate", p.fabric_rate_bps, 1, kNoLimit, "switch-switch link rate");
-    v.duration("link_delay", p.link_delay, Delta::zero(), Delta::max(),
-               "propagation delay per link");
-    const uint64_t ft_links =
-        uint64_t{p.pods} * p.edges_per_pod * (p.hosts_per_edge + p.aggs_per_pod) +
-        uint64_t{p.pods} * p.cores;
-    v.require(ft_links <= kMaxLinks, "pods", "the fabric would have more than 10 million links");
-  } else if (t.type == "flb_testbed") {
-    v.rate("rate", t.testbed_rate_bps, 1, kNoLimit, "every link's rate (FLB §2: 40 Gb/s)");
-    v.duration("link_delay", t.testbed_link_delay, Delta::zero(), Delta::max(),
-               "propagation delay per link (not stated by FLB)");
-  } else {
-    v.text("file", t.file, "topology file in the HPCC/ConWeave ns-3 format");
-    if (v.reading()) v.require(!t.file.empty(), "file", "an ns3 topology needs a file");
-  }
+  static const std::vector<std::string> types = topology_registry().names();
+  v.choice("type", t.type, types, "fabric to build");
+  // A type set in code to an unknown name has no keys; building it names the problem.
+  if (const auto* type = topology_registry().find(t.type)) type->factory.describe(v, t);
   size_t n = t.link_rates.size();
   v.list(
       "link_rates", n, [&](size_t k) { t.link_rates.resize(k); },
@@ -74,77 +37,10 @@ void describe_topology(ParamVisitor& v, TopologyConfig& t) {
 
 void describe_workload(ParamVisitor& v, WorkloadConfig& w) {
   v.text("name", w.name, "tag of these flows in the results");
-  v.choice("type", w.type, kWorkloadTypes, "traffic pattern");
-  if (w.type == "poisson") {
-    v.text("cdf", w.cdf, "flow-size CDF: a shipped name (see `rocelab list`) or a file path");
-    v.real("load", w.load, -1e9, 1e9, "offered load per host link, fraction of its capacity");
-    v.require(w.load > 0 && w.load < 1, "load", "must be in (0, 1)");
-    v.choice("arrivals", w.arrivals, kArrivals, "inter-arrival law (lognormal: BFC paper)");
-    if (w.arrivals == "lognormal")
-      v.real("lognormal_sigma", w.lognormal_sigma, 0.01, 10, "sigma of the lognormal (2: BFC)");
-    v.real("intra_rack_fraction", w.intra_rack_fraction, -1, 1,
-           "share of destinations in the sender's rack; -1 = uniform over all hosts "
-           "(FLB §4.3 uses intra:inter 1:3, i.e. 0.25)");
-    v.text_list("hosts", w.hosts, "hosts that send and receive: names, ranges h0..h15, or all");
-    v.text_list("receivers", w.receivers,
-                "if given, the hosts send only to these (uniformly; FLB Fig. 8: R0..R2)");
-    static const std::string kLoadOn[] = {"senders", "receivers", "fabric"};
-    v.choice("load_on", w.load_on, kLoadOn,
-             "what the load is a fraction of: each sender's link; the receivers' links "
-             "together (\"target load at the bottleneck link\", FLB §4.1); or the uplinks "
-             "of the busiest rack, counting its traffic to other racks (oversubscribed "
-             "fabrics)");
-    v.require(w.load_on != "receivers" || !w.receivers.empty(), "load_on",
-              "load_on: receivers needs a receivers list");
-    v.require(w.load_on != "fabric" || w.receivers.empty(), "load_on",
-              "load_on: fabric is for traffic among all the hosts, not to receivers");
-    v.require(w.receivers.empty() || w.intra_rack_fraction < 0, "receivers",
-              "give receivers or intra_rack_fraction, not both");
-    v.duration("start", w.start, Delta::zero(), Delta::max(), "first arrival not before");
-    v.duration("stop", w.stop, Delta::zero(), Delta::max(), "no arrival at or after");
-    v.require(w.stop > w.start, "stop", "must be after start");
-  } else if (w.type == "incast" || w.type == "burst") {
-    v.text_list("senders", w.senders, "sending hosts: names or ranges like H3..H16");
-    v.text("receiver", w.receiver, "receiving host");
-    if (v.reading()) {
-      v.require(!w.senders.empty(), "senders", "at least one sender is needed");
-      v.require(!w.receiver.empty(), "receiver", "a receiver is needed");
-    }
-    v.duration("start", w.start, Delta::zero(), Delta::max(), "when the senders start");
-    if (w.type == "incast") {
-      v.bytes("size_per_sender", w.size_per_sender, 0, kNoLimit, "bytes each sender sends");
-      v.bytes("total_size", w.total_size, 0, kNoLimit, "bytes of all senders together");
-      v.require((w.size_per_sender > 0) != (w.total_size > 0), "size_per_sender",
-                "give exactly one of size_per_sender and total_size");
-      v.duration("interval", w.interval, Delta::zero(), Delta::max(), "between repeats");
-      v.count("repeats", w.repeats, 1, 1000000, "how many incasts");
-      v.require(w.repeats == 1 || w.interval > Delta::zero(), "interval",
-                "repeats need a positive interval");
-    } else {
-      v.count("flows_per_sender", w.flows_per_sender, 1, 1000000, "flows each sender starts");
-      v.bytes("flow_size", w.flow_size, 1, kNoLimit, "bytes per flow (FLB §2: 64 KB)");
-      v.duration("sender_spacing", w.sender_spacing, Delta::zero(), Delta::max(),
-                 "stagger between consecutive senders");
-    }
-  } else if (w.type == "flows") {
-    size_t n = w.flows.size();
-    v.list(
-        "flows", n, [&](size_t k) { w.flows.resize(k); },
-        [&](ParamVisitor& item, size_t i) {
-          auto& f = w.flows[i];
-          item.text("src", f.src, "sending host");
-          item.text("dst", f.dst, "receiving host");
-          item.bytes("size", f.size_bytes, 0, kNoLimit, "bytes");
-          item.duration("start", f.start, Delta::zero(), Delta::max(), "start time");
-        },
-        "explicit flows");
-    if (v.reading()) v.require(!w.flows.empty(), "flows", "at least one flow is needed");
-  } else {
-    v.text("file", w.file, "flow trace file");
-    v.choice("format", w.format, kTraceFormats,
-             "csv (src,dst,size_bytes,start_ns), ns-3 hpcc / conweave flow file, or auto");
-    if (v.reading()) v.require(!w.file.empty(), "file", "a trace workload needs a file");
-  }
+  static const std::vector<std::string> types = workload_registry().names();
+  v.choice("type", w.type, types, "traffic pattern");
+  // A type set in code to an unknown name has no keys; building it names the problem.
+  if (const auto* type = workload_registry().find(w.type)) type->factory.describe(v, w);
 }
 
 void describe_outputs(ParamVisitor& v, OutputConfig& o) {
@@ -158,11 +54,6 @@ void describe_outputs(ParamVisitor& v, OutputConfig& o) {
   v.flag("link_utilization", o.link_utilization, "time series: utilisation per link");
   v.flag("queue_length", o.queue_length, "time series: egress queue bytes per switch port");
   v.flag("pfc_events", o.pfc_events, "every PAUSE/RESUME with its time and link");
-}
-
-std::vector<std::string> with_none(std::vector<std::string> names) {
-  names.insert(names.begin(), "none");
-  return names;
 }
 
 }  // namespace
@@ -189,7 +80,7 @@ void describe(ParamVisitor& v, ScenarioConfig& c) {
   v.text("name", c.name, "scenario name");
   v.text("description", c.description, "free text");
   v.integer("seed", c.seed, 0, kNoLimit, "seed of every random stream");
-  static const std::vector<std::string> presets = with_none(preset_names());
+  static const std::vector<std::string> presets = preset_choices();
   v.choice("preset", c.preset, presets,
            "defaults of an ns-3 reference simulator, applied before the rest of the file");
   v.section(
@@ -340,9 +231,9 @@ ScenarioConfig load_scenario_text(const std::string& text, const std::string& fi
   c.source_file = file_label;
   // The preset goes first: it changes defaults that the rest of the file may override.
   if (root["preset"] && root["preset"].IsScalar()) {
+    // An unknown name is left to the reader, whose error names the file and line.
     const std::string p = root["preset"].Scalar();
-    const auto names = preset_names();
-    if (p != "none" && std::find(names.begin(), names.end(), p) != names.end()) apply_preset(p, c);
+    if (preset_registry().find(p)) apply_preset(p, c);
   }
   try {
     YamlReader reader(root, file_label, "");
@@ -367,7 +258,8 @@ ScenarioConfig load_scenario(const std::string& path, const std::vector<std::str
   c.topology.file = absolute_from(c.base_dir, c.topology.file);
   for (WorkloadConfig& w : c.workloads) {
     w.file = absolute_from(c.base_dir, w.file);
-    if (w.type == "poisson" && looks_like_path(w.cdf)) w.cdf = absolute_from(c.base_dir, w.cdf);
+    // Only the types that read a cdf key hold one other than the default name.
+    if (looks_like_path(w.cdf)) w.cdf = absolute_from(c.base_dir, w.cdf);
   }
   return c;
 }

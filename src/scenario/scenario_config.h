@@ -19,7 +19,7 @@
 namespace rocelab {
 
 struct TopologyConfig {
-  std::string type = "leaf_spine";  // leaf_spine | fat_tree | flb_testbed | ns3
+  std::string type = "leaf_spine";  // a name of topology_registry() (scenario/topology_types.h)
   LeafSpineParams leaf_spine;
   FatTreeParams fat_tree;
   BitsPerSec testbed_rate_bps = gbps(40);        // FLB §2: 40 Gb/s
@@ -34,7 +34,7 @@ struct TopologyConfig {
 
 struct WorkloadConfig {
   std::string name = "background";
-  std::string type = "poisson";  // poisson | incast | burst | flows | trace
+  std::string type = "poisson";  // a name of workload_registry() (scenario/workload_types.h)
   // poisson
   std::string cdf = "websearch";
   double load = 0.5;
@@ -123,8 +123,8 @@ std::string resolved_yaml(ScenarioConfig& c);
 // Markdown table of every parameter of the scenario with its default and source.
 std::string parameter_table(ScenarioConfig& c);
 
-// Named presets that reproduce the ns-3 reference simulators' settings.
-std::vector<std::string> preset_names();
+// Named presets that reproduce the ns-3 reference simulators' settings (scenario/presets.h);
+// "none" keeps rocelab's defaults. ConfigError for an unknown name.
 void apply_preset(const std::string& name, ScenarioConfig& c);
 // The preset's values for a scheme's parameters, applied whenever they are made.
 void apply_preset_scheme(const std::string& preset, LbConfig& lb);

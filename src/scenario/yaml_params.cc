@@ -40,6 +40,13 @@ std::string did_you_mean(const std::string& word, const std::vector<std::string>
   return best;
 }
 
+std::string not_one_of(const std::string& got, std::span<const std::string> allowed) {
+  const std::string hint =
+      did_you_mean(got, std::vector<std::string>(allowed.begin(), allowed.end()));
+  return "expected one of: " + join(allowed) + "; got '" + got + "'" +
+         (hint.empty() ? "" : " (did you mean '" + hint + "'?)");
+}
+
 // ---------------------------------------------------------------- reader
 
 YamlReader::YamlReader(const YAML::Node& node, std::string file, std::string path)
@@ -204,12 +211,8 @@ void YamlReader::choice(std::string_view key, std::string& v, std::span<const st
                         std::string_view) {
   const auto s = scalar(key, "one of: " + join(allowed));
   if (!s) return;
-  if (std::find(allowed.begin(), allowed.end(), *s) == allowed.end()) {
-    const std::string hint =
-        did_you_mean(*s, std::vector<std::string>(allowed.begin(), allowed.end()));
-    fail(key, "expected one of: " + join(allowed) + "; got '" + *s + "'" +
-                  (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
-  }
+  if (std::find(allowed.begin(), allowed.end(), *s) == allowed.end())
+    fail(key, not_one_of(*s, allowed));
   v = *s;
 }
 

@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -24,6 +25,9 @@ class ConfigError : public std::runtime_error {
 
 // The closest of `candidates` to `word` when it is a plausible typo, else "".
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
+// "expected one of: a, b; got 'x' (did you mean 'a'?)": the message for a name that is not
+// among `allowed`, the same whether a choice key or a registry lookup finds it.
+std::string not_one_of(const std::string& got, std::span<const std::string> allowed);
 
 class YamlReader final : public ParamVisitor {
  public:
