@@ -296,6 +296,13 @@ TopologySpec read_ns3_topology(const std::string& path, std::string* ignored) {
   return spec;
 }
 
+Ns3FlowFormat ns3_flow_format(const std::string& name) {
+  if (name == "hpcc") return Ns3FlowFormat::kHpcc;
+  if (name == "conweave") return Ns3FlowFormat::kConweave;
+  if (name == "auto") return Ns3FlowFormat::kAuto;
+  throw std::invalid_argument("unknown ns-3 flow file format '" + name + "'");
+}
+
 std::vector<FlowSpec> read_ns3_flows(const std::string& path, Ns3FlowFormat format,
                                      const std::string& tag, std::string* ignored) {
   const File f = read_file(path);
