@@ -72,6 +72,10 @@ TEST(Units, ParseAndFormatExactly) {
   EXPECT_EQ(parse_duration("2.5ms", &why)->ps, 2500000000);
   EXPECT_EQ(parse_duration("0", &why)->ps, 0);
   EXPECT_EQ(parse_duration("0.0001ns", &why)->ps, 0);  // rounds to the picosecond
+  // Exact at any length of decimals (the ns-3 files' start times go through here too).
+  EXPECT_EQ(parse_duration("1.00000000000000000000000000000000000000051ps", &why)->ps, 1);
+  EXPECT_FALSE(parse_bytes("1e-40B", &why));  // a fraction of a byte, however small
+  EXPECT_NE(why.find("not a whole number"), std::string::npos) << why;
   EXPECT_FALSE(parse_duration("5", &why));
   EXPECT_NE(why.find("with a unit"), std::string::npos);
   EXPECT_DOUBLE_EQ(*parse_real("1/8", &why), 0.125);

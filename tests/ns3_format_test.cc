@@ -12,6 +12,8 @@
 
 #include <unistd.h>
 
+#include "scenario/units.h"
+
 namespace rocelab {
 namespace {
 
@@ -170,6 +172,36 @@ TEST_F(Ns3FormatTest, TopologyWithoutSwitches) {
     ASSERT_EQ(t.links.size(), 1u);
     EXPECT_EQ(t.links[0].rate_bps, gbps(25));
   }
+}
+
+// The files' quantities go through scenario/units with the files' rules: units in any
+// case, which scenario files do not accept (they stay exact: "100gbps" is refused there),
+// every rate and delay with its unit, error rates as any spelling of 0, start times as
+// bare decimal seconds of any length.
+TEST_F(Ns3FormatTest, ReadsTheUnitFormsScenarioFilesRefuse) {
+  const std::string path = write("cases.txt",
+                                 "3 1 2\n2\n"
+                                 "0 2 10mb/s 1US 0e0\n"
+                                 "1 2 2.5tbPS 0.001MS 0.0000\n");
+  const TopologySpec t = read_ns3_topology(path);
+  EXPECT_EQ(t.links[0].rate_bps, mbps(10));
+  EXPECT_EQ(t.links[0].delay, Delta::from_us(1));
+  EXPECT_EQ(t.links[1].rate_bps, gbps(2500));
+  EXPECT_EQ(t.links[1].delay, Delta::from_us(1));
+  std::string why;
+  for (const char* rate : {"100gbps", "10mb/s", "2.5tbPS"})
+    EXPECT_FALSE(parse_rate(rate, &why)) << rate;
+  for (const char* delay : {"1US", "0.001MS"}) EXPECT_FALSE(parse_duration(delay, &why)) << delay;
+
+  const std::string flows = write("starts.txt",
+                                  "3\n"
+                                  "0 1 3 10 +2.5\n"
+                                  "0 1 3 10 1e-3\n"
+                                  "0 1 3 10 2.00000000000000000000000000000000000000049\n");
+  const std::vector<FlowSpec> f = read_ns3_flows(flows, Ns3FlowFormat::kConweave);
+  EXPECT_EQ(f[0].start.ps, 2'500'000'000'000);
+  EXPECT_EQ(f[1].start.ps, 1'000'000'000);
+  EXPECT_EQ(f[2].start.ps, 2'000'000'000'000);
 }
 
 TEST_F(Ns3FormatTest, ReadsHpccFlows) {

@@ -95,10 +95,7 @@ int cmd_import(const std::string& topo_path, const std::string& flows_path,
                const std::string& format, const std::string& preset, const std::string& out) {
   std::string topo_note, flows_note;
   read_ns3_topology(topo_path, &topo_note);  // validates; errors name the file and line
-  const Ns3FlowFormat f = format == "hpcc"       ? Ns3FlowFormat::kHpcc
-                          : format == "conweave" ? Ns3FlowFormat::kConweave
-                                                 : Ns3FlowFormat::kAuto;
-  const auto flows = read_ns3_flows(flows_path, f, "trace", &flows_note);
+  const auto flows = read_ns3_flows(flows_path, ns3_flow_format(format), "trace", &flows_note);
   ScenarioConfig c;
   if (!preset.empty() && preset != "none") apply_preset(preset, c);
   c.name = std::filesystem::path(out).stem().string();

@@ -1,10 +1,7 @@
 #include "scenario/ns3_format.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
-#include <cmath>
-#include <cstdlib>
 #include <deque>
 #include <fstream>
 #include <iterator>
@@ -16,6 +13,8 @@
 #include <utility>
 
 #include <fmt/format.h>
+
+#include "scenario/units.h"
 
 namespace rocelab {
 
@@ -76,189 +75,61 @@ std::optional<T> parse_uint(const std::string& s, T max = std::numeric_limits<T>
   return v;
 }
 
-// Splits "100Gbps" into the number "100" and the unit "Gbps". The number is
-// digits [. digits] [(e|E) [+|-] digits], at least one mantissa digit.
-std::pair<std::string, std::string> split_number(const std::string& s) {
-  size_t i = 0;
-  auto digits = [&] {
-    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
-  };
-  digits();
-  if (i < s.size() && s[i] == '.') {
-    ++i;
-    digits();
-  }
-  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
-    size_t j = i + 1;
-    if (j < s.size() && (s[j] == '+' || s[j] == '-')) ++j;
-    if (j < s.size() && s[j] >= '0' && s[j] <= '9') {
-      i = j;
-      digits();
-    }
-  }
-  return {s.substr(0, i), s.substr(i)};
-}
-
-enum class Fraction { kRound, kReject };
-
-// Exact decimal to integer: the value of `num` times 10^scale, without floating point.
-// Digits beyond the integer are rounded half up (kRound) or make it fail (kReject).
-// Returns nullopt on syntax errors, overflow past `max`, or a rejected fraction;
-// `*inexact` tells the last case apart.
-std::optional<int64_t> parse_scaled(const std::string& num, int scale, Fraction frac, int64_t max,
-                                    bool* inexact = nullptr) {
-  if (inexact) *inexact = false;
-  std::string mantissa;
-  int frac_digits = 0;
-  size_t i = 0;
-  for (; i < num.size() && num[i] >= '0' && num[i] <= '9'; ++i) mantissa += num[i];
-  if (i < num.size() && num[i] == '.') {
-    for (++i; i < num.size() && num[i] >= '0' && num[i] <= '9'; ++i, ++frac_digits)
-      mantissa += num[i];
-  }
-  if (mantissa.empty()) return std::nullopt;
-  int exponent = 0;
-  if (i < num.size() && (num[i] == 'e' || num[i] == 'E')) {
-    ++i;
-    bool negative = false;
-    if (i < num.size() && (num[i] == '+' || num[i] == '-')) negative = num[i++] == '-';
-    if (i >= num.size()) return std::nullopt;
-    for (; i < num.size() && num[i] >= '0' && num[i] <= '9'; ++i) {
-      exponent = exponent * 10 + (num[i] - '0');
-      if (exponent > 1000) return std::nullopt;
-    }
-    if (negative) exponent = -exponent;
-  }
-  if (i != num.size()) return std::nullopt;
-
-  // value = mantissa * 10^shift
-  const int shift = scale + exponent - frac_digits;
-  const size_t first_nonzero = mantissa.find_first_not_of('0');
-  if (first_nonzero == std::string::npos) return 0;
-  mantissa.erase(0, first_nonzero);
-
-  std::string kept = mantissa;
-  bool round_up = false;
-  if (shift < 0) {
-    const size_t drop = static_cast<size_t>(-shift);
-    std::string dropped;
-    if (drop >= mantissa.size()) {
-      kept.clear();
-      dropped = std::string(drop - mantissa.size(), '0') + mantissa;
-    } else {
-      kept = mantissa.substr(0, mantissa.size() - drop);
-      dropped = mantissa.substr(mantissa.size() - drop);
-    }
-    if (dropped.find_first_not_of('0') != std::string::npos) {
-      if (frac == Fraction::kReject) {
-        if (inexact) *inexact = true;
-        return std::nullopt;
-      }
-      round_up = dropped[0] >= '5';
-    }
-  } else {
-    kept.append(static_cast<size_t>(std::min(shift, 40)), '0');
-  }
-  __int128 v = 0;
-  for (char c : kept) {
-    v = v * 10 + (c - '0');
-    if (v > max) return std::nullopt;
-  }
-  if (round_up) ++v;
-  if (v > max) return std::nullopt;
-  return static_cast<int64_t>(v);
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; };
-    if (lower(a[i]) != lower(b[i])) return false;
-  }
-  return true;
-}
-
 constexpr const char* kRateHelp =
     "expected a link rate like 100Gbps (number then bps, Kbps, Mbps, Gbps, Tbps or Gb/s style)";
 constexpr const char* kDelayHelp =
     "expected a link delay like 1000ns (number then ps, ns, us, ms or s)";
 
-BitsPerSec parse_rate(const File& f, const Line& line, const std::string& token) {
-  const auto [num, unit] = split_number(token);
-  if (num.empty() || unit.empty())
-    fail(f.path, line.no, fmt::format("{}, got '{}'", kRateHelp, token));
-  int scale = -1;
-  std::string_view rest = unit;
-  if (rest.size() > 3) {
-    switch (rest[0]) {
-      case 'k':
-      case 'K':
-        scale = 3;
-        break;
-      case 'm':
-      case 'M':
-        scale = 6;
-        break;
-      case 'g':
-      case 'G':
-        scale = 9;
-        break;
-      case 't':
-      case 'T':
-        scale = 12;
-        break;
-      default:
-        break;
-    }
-    if (scale >= 0) rest.remove_prefix(1);
-  } else {
-    scale = 0;
-  }
-  if (!rest.empty() && rest[0] == 'B')
+// The files' units are matched in any case, as this reader always has ("100gbps"), and
+// must be given; a rate is whole bits per second (ns-3's DataRate holds a uint64_t).
+constexpr UnitRules kRateRules{.any_case = true,
+                               .unit_required = true,
+                               .whole = true,
+                               .max = std::numeric_limits<int64_t>::max()};
+constexpr UnitRules kDelayRules{.any_case = true, .unit_required = true};
+
+// ns-3 reads a capital B as bytes ("GBps"); a case-blind match would take it for Gbps.
+bool is_byte_rate(std::string_view unit) {
+  const bool prefixed =
+      unit.size() > 3 && std::string_view("kKmMgGtT").find(unit[0]) != std::string_view::npos;
+  const std::string_view rest = prefixed ? unit.substr(1) : unit;
+  return !rest.empty() && rest[0] == 'B';
+}
+
+BitsPerSec parse_link_rate(const File& f, const Line& line, const std::string& token) {
+  if (is_byte_rate(unit_of(token)))
     fail(
         f.path, line.no,
         fmt::format("'{}' is a byte rate in ns-3 (capital B); write the rate in bits, e.g. 100Gbps",
                     token));
-  if (scale < 0 || !(iequals(rest, "bps") || iequals(rest, "b/s")))
-    fail(f.path, line.no, fmt::format("{}, got unit '{}' in '{}'", kRateHelp, unit, token));
-  bool inexact = false;
-  const auto v =
-      parse_scaled(num, scale, Fraction::kReject, std::numeric_limits<int64_t>::max(), &inexact);
-  if (!v)
+  UnitError error;
+  const auto v = parse_rate(token, nullptr, kRateRules, &error);
+  if (!v && error == UnitError::kUnknownUnit)
     fail(f.path, line.no,
-         inexact ? fmt::format("link rate '{}' is not a whole number of bits per second", token)
-                 : fmt::format("{}, got '{}'", kRateHelp, token));
+         fmt::format("{}, got unit '{}' in '{}'", kRateHelp, unit_of(token), token));
+  if (!v && error == UnitError::kFraction)
+    fail(f.path, line.no,
+         fmt::format("link rate '{}' is not a whole number of bits per second", token));
+  if (!v) fail(f.path, line.no, fmt::format("{}, got '{}'", kRateHelp, token));
   if (*v <= 0) fail(f.path, line.no, fmt::format("link rate must be positive, got '{}'", token));
   return *v;
 }
 
-Delta parse_delay(const File& f, const Line& line, const std::string& token) {
-  const auto [num, unit] = split_number(token);
-  if (num.empty() || unit.empty())
-    fail(f.path, line.no, fmt::format("{}, got '{}'", kDelayHelp, token));
-  int scale = -1;
-  if (iequals(unit, "ps"))
-    scale = 0;
-  else if (iequals(unit, "ns"))
-    scale = 3;
-  else if (iequals(unit, "us"))
-    scale = 6;
-  else if (iequals(unit, "ms"))
-    scale = 9;
-  else if (iequals(unit, "s"))
-    scale = 12;
-  if (scale < 0)
-    fail(f.path, line.no, fmt::format("{}, got unit '{}' in '{}'", kDelayHelp, unit, token));
-  const auto v = parse_scaled(num, scale, Fraction::kRound, Delta::max().ps);
+Delta parse_link_delay(const File& f, const Line& line, const std::string& token) {
+  UnitError error;
+  const auto v = parse_duration(token, nullptr, kDelayRules, &error);
+  if (!v && error == UnitError::kUnknownUnit)
+    fail(f.path, line.no,
+         fmt::format("{}, got unit '{}' in '{}'", kDelayHelp, unit_of(token), token));
   if (!v) fail(f.path, line.no, fmt::format("{}, got '{}'", kDelayHelp, token));
-  return Delta::from_ps(*v);
+  return *v;
 }
 
 void parse_error_rate(const File& f, const Line& line, const std::string& token) {
-  const auto [num, unit] = split_number(token);
-  const bool numeric = !num.empty() && unit.empty();
-  const auto zero = numeric ? parse_scaled(num, 0, Fraction::kReject, 0) : std::nullopt;
-  if (!numeric)
+  // Any spelling of zero ("0", "0.000000"); nothing else is modelled.
+  UnitError error;
+  const auto zero = parse_scaled(token, 1, UnitRules{.whole = true, .max = 0}, &error);
+  if (!zero && (error == UnitError::kSyntax || error == UnitError::kUnknownUnit))
     fail(f.path, line.no, fmt::format("expected error_rate 0 as the fifth field, got '{}'", token));
   if (!zero)
     fail(f.path, line.no,
@@ -360,8 +231,8 @@ TopologySpec read_ns3_topology(const std::string& path, std::string* ignored) {
     }
     if (ends[0] == ends[1])
       fail(path, line.no, fmt::format("link from node {} to itself", ends[0]));
-    const BitsPerSec rate = parse_rate(f, line, line.fields[2]);
-    const Delta delay = parse_delay(f, line, line.fields[3]);
+    const BitsPerSec rate = parse_link_rate(f, line, line.fields[2]);
+    const Delta delay = parse_link_delay(f, line, line.fields[3]);
     parse_error_rate(f, line, line.fields[4]);
     for (int e = 0; e < 2; ++e) {
       const uint32_t n = ends[e], other = ends[1 - e];
@@ -423,6 +294,13 @@ TopologySpec read_ns3_topology(const std::string& path, std::string* ignored) {
                                          : Layer::kCore;
   }
   return spec;
+}
+
+Ns3FlowFormat ns3_flow_format(const std::string& name) {
+  if (name == "hpcc") return Ns3FlowFormat::kHpcc;
+  if (name == "conweave") return Ns3FlowFormat::kConweave;
+  if (name == "auto") return Ns3FlowFormat::kAuto;
+  throw std::invalid_argument("unknown ns-3 flow file format '" + name + "'");
 }
 
 std::vector<FlowSpec> read_ns3_flows(const std::string& path, Ns3FlowFormat format,
@@ -492,8 +370,9 @@ std::vector<FlowSpec> read_ns3_flows(const std::string& path, Ns3FlowFormat form
     const std::string_view start_num = !start_tok.empty() && start_tok[0] == '+'
                                            ? std::string_view(start_tok).substr(1)
                                            : std::string_view(start_tok);
+    constexpr int64_t kPsPerSecond = 1000000000000;
     const auto start_ps =
-        parse_scaled(std::string(start_num), 12, Fraction::kRound, Time::never().ps - 1);
+        parse_scaled(start_num, kPsPerSecond, UnitRules{.max = Time::never().ps - 1});
     if (!start_ps)
       fail(path, line.no,
            fmt::format("expected start time in seconds (decimal like 2.000001234), got '{}'",

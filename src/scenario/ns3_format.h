@@ -42,6 +42,9 @@ enum class Ns3FlowFormat {
   kConweave,  // src dst pg size start_seconds
   kAuto,      // by the field count of the first flow line; every line must agree
 };
+// The format named "hpcc", "conweave" or "auto" (`rocelab import --format`, a trace
+// workload's format); std::invalid_argument for another name.
+Ns3FlowFormat ns3_flow_format(const std::string& name);
 
 // Flows in file order; start times converted from decimal seconds to exact picoseconds (rounded
 // to the nearest picosecond beyond 12 decimals). pg is checked but not kept. Each flow gets

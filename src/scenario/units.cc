@@ -1,19 +1,18 @@
 #include "scenario/units.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
-#include <utility>
+#include <string>
 #include <vector>
 
 namespace rocelab {
 
 namespace {
-
-using i128 = __int128;
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
@@ -21,77 +20,117 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-// "12", "2.5", "1e9", "3.25e-3" -> mantissa * 10^exp10, exactly. Leading digits only; the
-// rest of the text (the unit) is returned in *rest.
-bool parse_decimal(std::string_view s, i128* mantissa, int* exp10, std::string_view* rest) {
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+// A decimal number as digits and a power of ten: "12.50e3" -> {"1250", 1}. Digits are
+// kept as text, so that no length of mantissa loses precision; zero has no digits.
+struct Decimal {
+  std::string digits;  // without leading zeros
+  int exp10 = 0;
+};
+
+// Exponents past this are refused: far beyond any value an int64_t holds, and they keep
+// the digit strings below short.
+constexpr int kMaxExponent = 1000;
+
+// Reads the number at the start of `s`: digits [. digits] [(e|E) [+|-] digits], at least
+// one mantissa digit; an e not followed by a digit or sign belongs to the unit. The rest
+// of the text (the unit) goes to *rest, trimmed.
+bool read_decimal(std::string_view s, Decimal* d, std::string_view* rest) {
   size_t i = 0;
-  i128 m = 0;
-  int e = 0, digits = 0;
+  int mantissa_digits = 0;
+  d->digits.clear();
+  d->exp10 = 0;
   auto push = [&](char c) {
-    if (m > (i128{1} << 100)) return false;  // far beyond any sensible value
-    m = m * 10 + (c - '0');
-    ++digits;
-    return true;
+    ++mantissa_digits;
+    if (c != '0' || !d->digits.empty()) d->digits += c;
   };
-  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])))
-    if (!push(s[i++])) return false;
+  while (i < s.size() && is_digit(s[i])) push(s[i++]);
   if (i < s.size() && s[i] == '.') {
     ++i;
-    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) {
-      if (!push(s[i++])) return false;
-      --e;
+    for (; i < s.size() && is_digit(s[i]); ++i) {
+      push(s[i]);
+      --d->exp10;
     }
   }
-  if (digits == 0) return false;
+  if (mantissa_digits == 0) return false;
   if (i < s.size() && (s[i] == 'e' || s[i] == 'E') && i + 1 < s.size() &&
-      (std::isdigit(static_cast<unsigned char>(s[i + 1])) || s[i + 1] == '-' || s[i + 1] == '+')) {
+      (is_digit(s[i + 1]) || s[i + 1] == '-' || s[i + 1] == '+')) {
     ++i;
     bool neg = false;
     if (s[i] == '-' || s[i] == '+') neg = s[i++] == '-';
+    if (i >= s.size() || !is_digit(s[i])) return false;
     int x = 0;
-    if (i >= s.size() || !std::isdigit(static_cast<unsigned char>(s[i]))) return false;
-    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) {
-      x = x * 10 + (s[i++] - '0');
-      if (x > 100) return false;
+    for (; i < s.size() && is_digit(s[i]); ++i) {
+      x = x * 10 + (s[i] - '0');
+      if (x > kMaxExponent) return false;
     }
-    e += neg ? -x : x;
+    d->exp10 += neg ? -x : x;
   }
-  *mantissa = m;
-  *exp10 = e;
   *rest = trim(s.substr(i));
   return true;
 }
 
-// value = mantissa * 10^exp10 * unit, rounded to the nearest integer; nullopt on overflow
-// or (when exact) a fraction.
-std::optional<int64_t> scale(i128 m, int e, int64_t unit, bool exact, std::string* why,
-                             std::string_view text) {
-  i128 v = m * unit;
-  while (e > 0) {
-    if (v > (i128{1} << 100)) {
-      if (why) *why = "'" + std::string(text) + "' is too large";
-      return std::nullopt;
-    }
-    v *= 10;
-    --e;
+// The number and the unit of a quantity; false when it does not start with a non-negative
+// number.
+bool split_quantity(std::string_view text, Decimal* d, std::string_view* unit) {
+  const std::string_view s = trim(text);
+  return !s.empty() && s.front() != '-' && read_decimal(s, d, unit);
+}
+
+// digits x factor, as digits.
+std::string times(const std::string& digits, int64_t factor) {
+  std::string out;
+  uint64_t carry = 0;
+  for (size_t k = digits.size(); k-- > 0;) {
+    const uint64_t t =
+        static_cast<uint64_t>(digits[k] - '0') * static_cast<uint64_t>(factor) + carry;
+    out += static_cast<char>('0' + t % 10);
+    carry = t / 10;
   }
-  i128 div = 1;
-  while (e < 0) {
-    if (div > (i128{1} << 100)) {
-      v = 0;
-      div = 1;
-      break;
+  for (; carry > 0; carry /= 10) out += static_cast<char>('0' + carry % 10);
+  while (out.size() > 1 && out.back() == '0') out.pop_back();
+  return std::string(out.rbegin(), out.rend());
+}
+
+// d x factor rounded half up to an integer (or, when whole, only if it is one), at most max.
+std::optional<int64_t> scale(const Decimal& d, int64_t factor, bool whole, int64_t max,
+                             UnitError* error) {
+  if (d.digits.empty() || factor == 0) return 0;
+  std::string kept = times(d.digits, factor);
+  bool round_up = false;
+  if (d.exp10 < 0) {
+    // The digits dropped below the units place: any nonzero one is a fraction; the first
+    // decides the rounding.
+    const size_t drop = static_cast<size_t>(-d.exp10);
+    const size_t keep = kept.size() > drop ? kept.size() - drop : 0;
+    const std::string_view dropped = std::string_view(kept).substr(keep);
+    if (dropped.find_first_not_of('0') != std::string_view::npos) {
+      if (whole) {
+        *error = UnitError::kFraction;
+        return std::nullopt;
+      }
+      round_up = drop == dropped.size() && dropped[0] >= '5';
     }
-    div *= 10;
-    ++e;
-  }
-  if (exact && v % div != 0) {
-    if (why) *why = "'" + std::string(text) + "' is not a whole number of the base unit";
+    kept.resize(keep);
+  } else if (kept.size() + static_cast<size_t>(d.exp10) <= 20) {
+    kept.append(static_cast<size_t>(d.exp10), '0');
+  } else {
+    *error = UnitError::kTooLarge;
     return std::nullopt;
   }
-  v = (v + div / 2) / div;
-  if (v > std::numeric_limits<int64_t>::max() / 4) {
-    if (why) *why = "'" + std::string(text) + "' is too large";
+  // 20 digits hold any int64_t; more are too large for any max.
+  if (kept.size() > 20) {
+    *error = UnitError::kTooLarge;
+    return std::nullopt;
+  }
+  unsigned __int128 v = 0;
+  for (char c : kept) v = v * 10 + static_cast<unsigned>(c - '0');
+  if (round_up) ++v;
+  if (v > static_cast<unsigned __int128>(max)) {
+    *error = UnitError::kTooLarge;
     return std::nullopt;
   }
   return static_cast<int64_t>(v);
@@ -102,31 +141,65 @@ struct Unit {
   int64_t factor;
 };
 
-std::optional<int64_t> parse_with_units(std::string_view text, const std::vector<Unit>& units,
-                                        bool bare_allowed, bool exact, std::string_view what,
-                                        std::string* why) {
-  const std::string_view s = trim(text);
-  i128 m;
-  int e;
+bool same_unit(std::string_view a, std::string_view b, bool any_case) {
+  if (!any_case) return a == b;
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(a[i])) !=
+        std::tolower(static_cast<unsigned char>(b[i])))
+      return false;
+  return true;
+}
+
+// How one kind of quantity is written: its units, and what a number without one means.
+struct Quantity {
+  const std::vector<Unit>& units;
+  bool bare_allowed;  // a number without a unit (else only 0)
+  bool whole;         // no fraction of the base unit
+  std::string_view what;
+  int64_t bare_factor = 1;  // what a number without a unit counts
+};
+
+std::optional<int64_t> parse_with_units(std::string_view text, const Quantity& q,
+                                        const UnitRules& rules, std::string* why,
+                                        UnitError* error) {
+  UnitError local;
+  if (!error) error = &local;
+  *error = UnitError::kNone;
+  Decimal d;
   std::string_view unit;
-  if (s.empty() || s.front() == '-' || !parse_decimal(s, &m, &e, &unit)) {
-    if (why) *why = "expected " + std::string(what) + ", got '" + std::string(text) + "'";
+  if (!split_quantity(text, &d, &unit)) {
+    *error = UnitError::kSyntax;
+    if (why) *why = "expected " + std::string(q.what) + ", got '" + std::string(text) + "'";
     return std::nullopt;
   }
+  std::optional<int64_t> v;
   if (unit.empty()) {
-    if (!bare_allowed && m != 0) {
+    if (rules.unit_required || (!q.bare_allowed && !d.digits.empty())) {
+      *error = UnitError::kNoUnit;
       if (why)
-        *why = "expected " + std::string(what) + " with a unit, got '" + std::string(text) + "'";
+        *why = "expected " + std::string(q.what) + " with a unit, got '" + std::string(text) + "'";
       return std::nullopt;
     }
-    return scale(m, e, 1, exact, why, text);
+    v = scale(d, q.bare_factor, q.whole || rules.whole, rules.max, error);
+  } else {
+    const auto u = std::find_if(q.units.begin(), q.units.end(), [&](const Unit& u) {
+      return same_unit(u.name, unit, rules.any_case);
+    });
+    if (u == q.units.end()) {
+      *error = UnitError::kUnknownUnit;
+      if (why)
+        *why = "unknown unit '" + std::string(unit) + "' in '" + std::string(text) +
+               "' (expected " + std::string(q.what) + ")";
+      return std::nullopt;
+    }
+    v = scale(d, u->factor, q.whole || rules.whole, rules.max, error);
   }
-  for (const Unit& u : units)
-    if (u.name == unit) return scale(m, e, u.factor, exact, why, text);
-  if (why)
-    *why = "unknown unit '" + std::string(unit) + "' in '" + std::string(text) + "' (expected " +
-           std::string(what) + ")";
-  return std::nullopt;
+  if (!v && why)
+    *why = *error == UnitError::kFraction
+               ? "'" + std::string(text) + "' is not a whole number of the base unit"
+               : "'" + std::string(text) + "' is too large";
+  return v;
 }
 
 const std::vector<Unit> kByteUnits = {
@@ -139,6 +212,7 @@ const std::vector<Unit> kRateUnits = {
     {"Gb/s", 1000000000}, {"Tb/s", 1000000000000}};
 const std::vector<Unit> kTimeUnits = {
     {"ps", 1}, {"ns", 1000}, {"us", 1000000}, {"ms", 1000000000}, {"s", 1000000000000}};
+const std::vector<Unit> kNoUnits;
 
 template <class Fmt>
 std::string format_exact(int64_t v, const std::vector<Unit>& largest_first, Fmt fallback) {
@@ -152,17 +226,34 @@ std::string format_exact(int64_t v, const std::vector<Unit>& largest_first, Fmt 
 }  // namespace
 
 std::optional<int64_t> parse_bytes(std::string_view text, std::string* why) {
-  return parse_with_units(text, kByteUnits, true, true, "a byte size like 1500, 64KB or 9MiB", why);
+  static const Quantity q{kByteUnits, true, true, "a byte size like 1500, 64KB or 9MiB"};
+  return parse_with_units(text, q, UnitRules{}, why, nullptr);
 }
 
-std::optional<BitsPerSec> parse_rate(std::string_view text, std::string* why) {
-  return parse_with_units(text, kRateUnits, true, false, "a rate like 100Gbps", why);
+std::optional<BitsPerSec> parse_rate(std::string_view text, std::string* why,
+                                     const UnitRules& rules, UnitError* error) {
+  static const Quantity q{kRateUnits, true, false, "a rate like 100Gbps"};
+  return parse_with_units(text, q, rules, why, error);
 }
 
-std::optional<Delta> parse_duration(std::string_view text, std::string* why) {
-  auto v = parse_with_units(text, kTimeUnits, false, false, "a duration like 1us or 2.5ms", why);
+std::optional<Delta> parse_duration(std::string_view text, std::string* why, const UnitRules& rules,
+                                    UnitError* error) {
+  static const Quantity q{kTimeUnits, false, false, "a duration like 1us or 2.5ms"};
+  auto v = parse_with_units(text, q, rules, why, error);
   if (!v) return std::nullopt;
   return Delta{*v};
+}
+
+std::optional<int64_t> parse_scaled(std::string_view text, int64_t factor, const UnitRules& rules,
+                                    UnitError* error) {
+  const Quantity q{kNoUnits, true, false, "a number", factor};
+  return parse_with_units(text, q, rules, nullptr, error);
+}
+
+std::string_view unit_of(std::string_view text) {
+  Decimal d;
+  std::string_view unit;
+  return split_quantity(text, &d, &unit) ? unit : std::string_view();
 }
 
 std::optional<double> parse_real(std::string_view text, std::string* why) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -14,10 +15,33 @@
 
 namespace rocelab {
 
-// Each returns nullopt (and an explanation in *why) for malformed or out-of-range text.
+// Why a quantity was refused, for readers that word their own messages (the ns-3 files).
+enum class UnitError { kNone, kSyntax, kNoUnit, kUnknownUnit, kFraction, kTooLarge };
+
+// The scenario files' rules, which the readers of other formats change: the ns-3 files
+// write units in any case ("100gbps"), always with a unit, and rates in whole bits/s.
+struct UnitRules {
+  bool any_case = false;       // unit names compared without regard to case
+  bool unit_required = false;  // a bare number, 0 too, is refused
+  bool whole = false;          // a fraction of the base unit is refused (bytes: always)
+  int64_t max = std::numeric_limits<int64_t>::max() / 4;  // beyond: "too large"
+};
+
+// Each returns nullopt (and an explanation in *why, the kind in *error) for malformed or
+// out-of-range text. Values are exact: the decimal text times the unit, rounded half up
+// to the base unit (byte, bit/s, picosecond).
 std::optional<int64_t> parse_bytes(std::string_view text, std::string* why);
-std::optional<BitsPerSec> parse_rate(std::string_view text, std::string* why);
-std::optional<Delta> parse_duration(std::string_view text, std::string* why);
+std::optional<BitsPerSec> parse_rate(std::string_view text, std::string* why,
+                                     const UnitRules& rules = {}, UnitError* error = nullptr);
+std::optional<Delta> parse_duration(std::string_view text, std::string* why,
+                                    const UnitRules& rules = {}, UnitError* error = nullptr);
+// A number without a unit times `factor`, by the same rules ("2.000001" seconds x 10^12
+// -> picoseconds; "0.000000" -> 0).
+std::optional<int64_t> parse_scaled(std::string_view text, int64_t factor, const UnitRules& rules,
+                                    UnitError* error = nullptr);
+// The unit as written after the number ("100GBps" -> "GBps"); empty when the text does
+// not start with a number.
+std::string_view unit_of(std::string_view text);
 // A plain decimal number ("0.125", "1e-3", "1/8" is also accepted).
 std::optional<double> parse_real(std::string_view text, std::string* why);
 std::optional<int64_t> parse_integer(std::string_view text, std::string* why);

@@ -254,10 +254,7 @@ std::vector<FlowSpec> generate_trace_workload(const WorkloadConfig& w, const Wor
   if (w.format == "csv") {
     flows = load_flow_trace_csv(w.file, w.name);
   } else {
-    const Ns3FlowFormat f = w.format == "hpcc"       ? Ns3FlowFormat::kHpcc
-                            : w.format == "conweave" ? Ns3FlowFormat::kConweave
-                                                     : Ns3FlowFormat::kAuto;
-    flows = read_ns3_flows(w.file, f, w.name);
+    flows = read_ns3_flows(w.file, ns3_flow_format(w.format), w.name);
   }
   const TopologySpec& topo = ctx.topo;
   for (const FlowSpec& f : flows)
