@@ -1,6 +1,10 @@
 #include "transport/rdma_transport.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
 
 namespace rocelab {
 
@@ -23,6 +27,9 @@ RdmaTransport::~RdmaTransport() {
 FlowId RdmaTransport::add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time start,
                                uint16_t tag, std::optional<uint16_t> sport,
                                std::optional<uint16_t> dport) {
+  if (start < sim().now())
+    throw std::invalid_argument("add_flow: start " + std::to_string(start.ps) +
+                                " ps is before now (" + std::to_string(sim().now().ps) + " ps)");
   const FlowId f(static_cast<uint32_t>(flows_.size()));
   Sender s;
   s.src = src;
@@ -58,8 +65,76 @@ FlowId RdmaTransport::add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time
                 serialization_delay(static_cast<int64_t>(w.message_wire_bytes(size_bytes)),
                                     std::min(s.line_rate_bps, net_.bottleneck_rate_bps(src, dst)));
   records_.push_back(r);
-  net_.sim().schedule(start, handler_, kFlowStart, f.index());
+
+  const PendingStart ps{start, sim().reserve_seq(), f};
+  if (next_start_ == starts_.size() || !(ps < starts_.back())) {
+    starts_.push_back(ps);
+  } else {
+    late_starts_.push_back(ps);
+    std::push_heap(late_starts_.begin(), late_starts_.end(), later_start);
+  }
+  // A queued wake-up comes before this start (queued earlier, at a time no later); so does
+  // the earliest start's own event if it is queued.
+  if (start_wakeup_queued_ || flows_[earliest_start()->flow.index()].start_queued) return f;
+  // This flow is the new earliest. A start queued for a later flow cannot be taken out of
+  // the queue; queuing this one too would let flows added in falling start order fill the
+  // queue again, so one wake-up, now, stands for every flow added until it fires. Its
+  // sequence number follows this flow's, with nothing queued in between.
+  if (queued_starts_ == 0) {
+    queue_earliest_start();
+  } else {
+    start_wakeup_queued_ = true;
+    sim().schedule(sim().now(), handler_, kStartWakeup);
+  }
   return f;
+}
+
+bool RdmaTransport::later_start(const PendingStart& a, const PendingStart& b) {
+  return b < a;
+}
+
+const RdmaTransport::PendingStart* RdmaTransport::earliest_start() const {
+  const PendingStart* in_order = next_start_ < starts_.size() ? &starts_[next_start_] : nullptr;
+  if (late_starts_.empty()) return in_order;
+  const PendingStart* late = &late_starts_.front();
+  return in_order && *in_order < *late ? in_order : late;
+}
+
+void RdmaTransport::pop_earliest_start() {
+  const PendingStart* e = earliest_start();
+  if (!late_starts_.empty() && e == &late_starts_.front()) {
+    std::pop_heap(late_starts_.begin(), late_starts_.end(), later_start);
+    late_starts_.pop_back();
+  } else if (++next_start_ == starts_.size()) {
+    starts_.clear();  // keeps the capacity for flows added later
+    next_start_ = 0;
+  }
+}
+
+void RdmaTransport::queue_earliest_start() {
+  const PendingStart* e = earliest_start();
+  if (!e) return;
+  Sender& s = flows_[e->flow.index()];
+  if (s.start_queued) return;
+  s.start_queued = true;
+  ++queued_starts_;
+  sim().schedule_reserved(e->start, e->seq, handler_, kFlowStart, e->flow.index());
+}
+
+void RdmaTransport::on_start_event(FlowId f) {
+  Sender& s = flows_[f.index()];
+  s.start_queued = false;
+  --queued_starts_;
+  // Every flow earlier than f has a queued event (or wake-up) that fires first.
+  const PendingStart* e = earliest_start();
+  if (!e || e->flow != f) {
+    std::fprintf(stderr, "rocelab: internal error: flow %u starts before flow %u\n", f.index(),
+                 e ? e->flow.index() : 0u);
+    std::abort();
+  }
+  pop_earliest_start();
+  queue_earliest_start();
+  start_flow(f);
 }
 
 size_t RdmaTransport::active_flows() const {
@@ -93,7 +168,12 @@ void RdmaTransport::set_hold(FlowId f, bool hold) {
 
 void RdmaTransport::on_event(uint32_t kind, uint64_t arg) {
   if (kind == kFlowStart) {
-    start_flow(FlowId(static_cast<uint32_t>(arg)));
+    on_start_event(FlowId(static_cast<uint32_t>(arg)));
+    return;
+  }
+  if (kind == kStartWakeup) {
+    start_wakeup_queued_ = false;
+    queue_earliest_start();
     return;
   }
   // Retransmission timeout: go back to the oldest unacknowledged byte.
