@@ -61,9 +61,29 @@ FlowId RdmaTransport::add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time
   r.tag = tag;
   r.sport = s.sport;
   r.dport = s.dport;
-  r.ideal_fct = s.base_rtt +
-                serialization_delay(static_cast<int64_t>(w.message_wire_bytes(size_bytes)),
-                                    std::min(s.line_rate_bps, net_.bottleneck_rate_bps(src, dst)));
+  // Ideal FCT: the FCT of the flow alone on its idle default route. Its frames leave the NIC
+  // back to back, the last one reaches the receiver (it serializes at its own size at each
+  // hop, after waiting behind the full frame before it where that one takes longer) and
+  // its ACK comes back. Not base_rtt + bytes / rate: that counts an MTU frame on every hop
+  // and a bottleneck after the NIC twice. A flow of 0 bytes is done at its start.
+  if (size_bytes > 0) {
+    const uint64_t mtu = w.mtu_payload_bytes;
+    const uint64_t frames = (size_bytes + mtu - 1) / mtu;
+    const uint32_t last_wire =
+        w.data_wire_bytes(static_cast<uint32_t>(size_bytes - (frames - 1) * mtu));
+    const uint32_t ack_wire = w.control_wire_bytes(PacketType::kAck);
+    Delta ack_sent = net_.message_delay(src, dst, frames, w.mtu_wire_bytes(), last_wire);
+    // The receiver's previous ACK (for frame `prev`) may still hold the slowest link of the
+    // way back when the last ACK gets there, when the last frame is short. ACKs before it
+    // are further ahead, unless a link back is ~12x slower (1082 / 86 B) than the way there.
+    const uint64_t prev = (frames - 1) / cfg_.ack_interval_packets * cfg_.ack_interval_packets;
+    if (prev > 0) {
+      ack_sent = std::max(
+          ack_sent, net_.message_delay(src, dst, prev, w.mtu_wire_bytes(), w.mtu_wire_bytes()) +
+                        net_.slowest_serialization(dst, src, ack_wire));
+    }
+    r.ideal_fct = ack_sent + net_.one_way_delay(dst, src, ack_wire);
+  }
   records_.push_back(r);
 
   const PendingStart ps{start, sim().reserve_seq(), f};
