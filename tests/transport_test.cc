@@ -2,6 +2,12 @@
 // under reordering, and the network reordering counter.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <memory>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
 #include "net/topology.h"
 #include "test_util.h"
 #include "transport/packet_bitmap.h"
@@ -176,6 +182,90 @@ TEST(PacketBitmap, AdvancingAnEmptyBitmapMovesOnlyTheBase) {
   EXPECT_TRUE(b.set(far + 127));
   EXPECT_EQ(b.capacity(), 128u) << "a mark inside the ring does not grow it";
   EXPECT_EQ(b.marked(), 1u);
+}
+
+// Flow starts: the transport keeps flows not started yet itself and queues an event only
+// for the earliest, so the event queue does not grow with the number of flows.
+
+// Records when each flow starts (congestion control hears of every start, in order).
+class StartLog final : public CongestionControl {
+ public:
+  explicit StartLog(std::vector<std::pair<Time, FlowId>>* log) : log_(log) {}
+  void on_flow_start(FlowId f) override { log_->emplace_back(transport_->sim().now(), f); }
+
+ private:
+  std::vector<std::pair<Time, FlowId>>* log_;
+};
+
+TEST(FlowStarts, HundredThousandFlowsQueueOneOrTwoEvents) {
+  constexpr uint32_t kFlows = 100'000;
+  for (const bool rising : {true, false}) {
+    SCOPED_TRACE(rising ? "rising starts" : "falling starts");
+    ExperimentSpec spec;
+    spec.topology = test::small_leaf_spine(2, 1, 2);
+    auto start_of = [&](uint32_t id) {
+      return Time{Delta::from_us(rising ? id : kFlows - 1 - id).ps};
+    };
+    for (uint32_t i = 0; i < kFlows; ++i)
+      spec.flows.push_back(test::flow(i % 4, (i + 1) % 4, 1000, start_of(i)));
+    std::vector<std::pair<Time, FlowId>> log;
+    Experiment exp(spec, std::make_unique<StartLog>(&log));
+    // Rising: the first flow's start event only. Falling: the first flow's start event, and
+    // one wake-up queued when the second flow came in earlier.
+    EXPECT_EQ(exp.sim().pending_events(), rising ? 1u : 2u);
+    // The 10 flows starting in [0, 9 us] start, each at its time; the rest wait outside
+    // the queue.
+    exp.run(Time{Delta::from_us(9).ps});
+    ASSERT_EQ(log.size(), 10u);
+    for (uint32_t k = 0; k < 10; ++k) {
+      const FlowId f(rising ? k : kFlows - 1 - k);
+      EXPECT_EQ(log[k], std::make_pair(start_of(f.index()), f));
+    }
+    EXPECT_LT(exp.sim().pending_events(), 100u);
+  }
+}
+
+TEST(FlowStarts, FlowsStartAtTheirTimesInTimeThenIdOrder) {
+  ExperimentSpec spec;
+  spec.topology = test::small_leaf_spine(2, 2, 2);
+  // Added in id order with start times out of order and 12 flows on each of 25 times.
+  constexpr uint32_t kFlows = 300;
+  std::vector<std::pair<Time, FlowId>> want;
+  for (uint32_t i = 0; i < kFlows; ++i) {
+    const Time start{Delta::from_us((i * 37) % 25).ps};
+    spec.flows.push_back(test::flow(i % 4, (i + 2) % 4, 2000, start));
+    want.emplace_back(start, FlowId(i));
+  }
+  std::sort(want.begin(), want.end());
+  std::vector<std::pair<Time, FlowId>> log;
+  Experiment exp(spec, std::make_unique<StartLog>(&log));
+  test::run_checked(exp);
+  EXPECT_EQ(log, want);
+}
+
+TEST(FlowStarts, FlowsAddedWhileRunningStartOnTime) {
+  ExperimentSpec spec;
+  spec.topology = test::small_leaf_spine(2, 2, 2);
+  spec.flows = {test::flow(0, 2, 5000, Time::zero()),
+                test::flow(1, 3, 5000, Time{Delta::from_us(100).ps})};
+  std::vector<std::pair<Time, FlowId>> log;
+  Experiment exp(spec, std::make_unique<StartLog>(&log));
+  const Time now{Delta::from_us(10).ps};
+  exp.run(now);
+  ASSERT_EQ(exp.sim().now(), now);
+  RdmaTransport& tr = exp.transport();
+  auto add = [&](int64_t us) {
+    return tr.add_flow(NodeId(2), NodeId(1), 5000, Time{Delta::from_us(us).ps});
+  };
+  // Earlier than the queued start at 100 us, out of order, a tie, and one starting now.
+  const FlowId c = add(50), d = add(50), e = add(20), f = add(10);
+  EXPECT_THROW(add(9), std::invalid_argument) << "a start in the past";
+  test::run_checked(exp);
+  const std::vector<std::pair<Time, FlowId>> want = {
+      {Time::zero(), FlowId(0)},        {Time{Delta::from_us(10).ps}, f},
+      {Time{Delta::from_us(20).ps}, e}, {Time{Delta::from_us(50).ps}, c},
+      {Time{Delta::from_us(50).ps}, d}, {Time{Delta::from_us(100).ps}, FlowId(1)}};
+  EXPECT_EQ(log, want);
 }
 
 }  // namespace

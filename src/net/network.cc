@@ -1,5 +1,6 @@
 #include "net/network.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "net/drr_scheduler.h"
@@ -105,6 +106,41 @@ BitsPerSec Network::bottleneck_rate_bps(NodeId a, NodeId b) const {
   BitsPerSec slowest = 0;
   for (const auto& [rate, delay] : route_links(a, b))
     if (slowest == 0 || rate < slowest) slowest = rate;
+  return slowest;
+}
+
+Delta Network::message_delay(NodeId a, NodeId b, uint64_t frames, uint32_t frame_wire_bytes,
+                             uint32_t last_wire_bytes) const {
+  // Frame k leaves link i when it has arrived there and frame k-1 has left: finish(i, k) =
+  // max(finish(i-1, k) + delay(i-1), finish(i, k-1)) + serialization(i, k). Unrolled, the
+  // last frame's finish on the last link is the sum of the delays plus the heaviest
+  // staircase through the (link, frame) grid. The frames before the last are all full, so
+  // the heaviest one takes links 1..j with full frames, spends the other frames - 2 on the
+  // slowest of those links, then carries the last frame over links j..end: a short last
+  // frame waits behind the full one before it on every link up to j.
+  const auto links = route_links(a, b);
+  const size_t n = links.size();
+  std::vector<Delta> last_from(n + 1);  // the last frame over links j..end
+  for (size_t j = n; j-- > 0;)
+    last_from[j] = last_from[j + 1] + serialization_delay(last_wire_bytes, links[j].first);
+  Delta propagation;
+  for (const auto& [rate, delay] : links) propagation += delay;
+  if (frames == 1) return propagation + last_from[0];
+  Delta heaviest, full_to_j, slowest_full;
+  for (size_t j = 0; j < n; ++j) {
+    const Delta full = serialization_delay(frame_wire_bytes, links[j].first);
+    full_to_j += full;
+    slowest_full = std::max(slowest_full, full);
+    heaviest = std::max(heaviest,
+                        full_to_j + slowest_full * static_cast<int64_t>(frames - 2) + last_from[j]);
+  }
+  return propagation + heaviest;
+}
+
+Delta Network::slowest_serialization(NodeId a, NodeId b, uint32_t wire_bytes) const {
+  Delta slowest;
+  for (const auto& [rate, delay] : route_links(a, b))
+    slowest = std::max(slowest, serialization_delay(wire_bytes, rate));
   return slowest;
 }
 

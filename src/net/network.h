@@ -64,6 +64,13 @@ class Network {
   Delta one_way_delay(NodeId a, NodeId b, uint32_t wire_bytes) const;
   // Slowest link rate on that route.
   BitsPerSec bottleneck_rate_bps(NodeId a, NodeId b) const;
+  // Time from host a's NIC starting `frames` (>= 1) frames back to back at its line rate,
+  // all of `frame_wire_bytes` but the last, of `last_wire_bytes`, until the last has fully
+  // arrived at host b, along the idle default route, store-and-forward at every hop.
+  Delta message_delay(NodeId a, NodeId b, uint64_t frames, uint32_t frame_wire_bytes,
+                      uint32_t last_wire_bytes) const;
+  // Serialization of one `wire_bytes` frame on the slowest link of that route.
+  Delta slowest_serialization(NodeId a, NodeId b, uint32_t wire_bytes) const;
 
   // Invariants after a drained run: empty buffers and queues; empty string when they hold.
   std::string check_drained() const;

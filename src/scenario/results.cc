@@ -165,8 +165,10 @@ void write_flows_csv(const std::string& path, Experiment& exp) {
         << topo.nodes[r.dst.index()].name << ',' << r.size_bytes << ',' << ns_text(r.start.ps)
         << ',';
     if (r.finished()) {
+      // As stats/fct_summary.cc: not floored at 1; 1 for a flow with nothing to send.
       const double slowdown =
-          std::max(1.0, static_cast<double>(r.fct().ps) / static_cast<double>(r.ideal_fct.ps));
+          r.ideal_fct.ps > 0 ? static_cast<double>(r.fct().ps) / static_cast<double>(r.ideal_fct.ps)
+                             : 1.0;
       std::snprintf(sd, sizeof sd, "%.6f", slowdown);
       out << ns_text(r.finish.ps) << ',' << ns_text(r.fct().ps) << ',' << ns_text(r.ideal_fct.ps)
           << ',' << sd;

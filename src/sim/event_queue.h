@@ -38,6 +38,14 @@ class EventQueue {
   Time top_time() const { return Time{static_cast<int64_t>(heap_.front() >> 64)}; }
 
   void push(Time time, uint32_t target, uint32_t kind, uint64_t arg) {
+    push_reserved(time, next_seq_++, target, kind, arg);
+  }
+
+  // Takes the next sequence number for an event pushed later with push_reserved: among
+  // events of its time it then orders as if it had been pushed now. Each reserved number
+  // may be pushed once.
+  uint64_t reserve_seq() { return next_seq_++; }
+  void push_reserved(Time time, uint64_t seq, uint32_t target, uint32_t kind, uint64_t arg) {
     uint32_t slot;
     if (!free_slots_.empty()) {
       slot = free_slots_.back();
@@ -48,7 +56,7 @@ class EventQueue {
       slots_.emplace_back();
     }
     slots_[slot] = Payload{target, kind, arg};
-    heap_.push_back(make_key(time.ps, (next_seq_++ << kSlotBits) | slot));
+    heap_.push_back(make_key(time.ps, (seq << kSlotBits) | slot));
     sift_up(heap_.size() - 1);
   }
 

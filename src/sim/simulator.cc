@@ -5,14 +5,26 @@
 
 namespace rocelab {
 
-void Simulator::schedule(Time when, uint32_t target, uint32_t kind, uint64_t arg) {
-  if (when < now_) {
-    // An event in the past would break causality: a bug in the model, never input.
+namespace {
+// An event in the past would break causality: a bug in the model, never input.
+void check_not_past(Time when, Time now) {
+  if (when < now) {
     std::fprintf(stderr, "rocelab: internal error: event scheduled at %lld ps before now %lld ps\n",
-                 static_cast<long long>(when.ps), static_cast<long long>(now_.ps));
+                 static_cast<long long>(when.ps), static_cast<long long>(now.ps));
     std::abort();
   }
+}
+}  // namespace
+
+void Simulator::schedule(Time when, uint32_t target, uint32_t kind, uint64_t arg) {
+  check_not_past(when, now_);
   queue_.push(when, target, kind, arg);
+}
+
+void Simulator::schedule_reserved(Time when, uint64_t seq, uint32_t target, uint32_t kind,
+                                  uint64_t arg) {
+  check_not_past(when, now_);
+  queue_.push_reserved(when, seq, target, kind, arg);
 }
 
 void Simulator::arm(TimerSlot& slot, Time when, uint32_t target, uint32_t kind, uint32_t key) {

@@ -44,6 +44,11 @@ class Simulator {
   }
 
   void schedule(Time when, uint32_t target, uint32_t kind, uint64_t arg = 0);
+  // An event known now but put in the queue later (to keep the queue small): reserve its
+  // sequence number now, schedule it with schedule_reserved later, and it runs exactly
+  // where it would have run had it been scheduled at the reservation.
+  uint64_t reserve_seq() { return queue_.reserve_seq(); }
+  void schedule_reserved(Time when, uint64_t seq, uint32_t target, uint32_t kind, uint64_t arg = 0);
   void schedule_in(Delta delay, uint32_t target, uint32_t kind, uint64_t arg = 0) {
     schedule(now_ + delay, target, kind, arg);
   }

@@ -1,5 +1,6 @@
-// FCT statistics as defined in DESIGN.md: FCT, ideal FCT, slowdown = FCT / ideal (>= 1),
-// size buckets small (0, 100 KB], medium (100 KB, 1 MB], large > 1 MB.
+// FCT statistics as defined in DESIGN.md: FCT, ideal FCT, slowdown = FCT / ideal (1 for a
+// lone flow on its idle default path, not floored), size buckets small (0, 100 KB], medium
+// (100 KB, 1 MB], large > 1 MB.
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,10 @@
 #include "transport/rdma_transport.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
+#include <string>
 
 #include "sim/random.h"
 
@@ -30,6 +33,9 @@ RdmaTransport::~RdmaTransport() {
 FlowId RdmaTransport::add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time start,
                                uint16_t tag, std::optional<uint16_t> sport,
                                std::optional<uint16_t> dport) {
+  if (start < sim().now())
+    throw std::invalid_argument("add_flow: start " + std::to_string(start.ps) +
+                                " ps is before now (" + std::to_string(sim().now().ps) + " ps)");
   const FlowId f(static_cast<uint32_t>(flows_.size()));
   Sender s;
   s.src = src;
@@ -61,12 +67,100 @@ FlowId RdmaTransport::add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time
   r.tag = tag;
   r.sport = s.sport;
   r.dport = s.dport;
-  r.ideal_fct = s.base_rtt +
-                serialization_delay(static_cast<int64_t>(w.message_wire_bytes(size_bytes)),
-                                    std::min(s.line_rate_bps, net_.bottleneck_rate_bps(src, dst)));
+  // Ideal FCT: the FCT of the flow alone on its idle default route. Its frames leave the NIC
+  // back to back, the last one reaches the receiver (it serializes at its own size at each
+  // hop, after waiting behind the full frame before it where that one takes longer) and
+  // its ACK comes back. Not base_rtt + bytes / rate: that counts an MTU frame on every hop
+  // and a bottleneck after the NIC twice. A flow of 0 bytes is done at its start.
+  if (size_bytes > 0) {
+    const uint64_t mtu = w.mtu_payload_bytes;
+    const uint64_t frames = (size_bytes + mtu - 1) / mtu;
+    const uint32_t last_wire =
+        w.data_wire_bytes(static_cast<uint32_t>(size_bytes - (frames - 1) * mtu));
+    const uint32_t ack_wire = w.control_wire_bytes(PacketType::kAck);
+    Delta ack_sent = net_.message_delay(src, dst, frames, w.mtu_wire_bytes(), last_wire);
+    // The receiver's previous ACK (for frame `prev`) may still hold the slowest link of the
+    // way back when the last ACK gets there, when the last frame is short. ACKs before it
+    // are further ahead, unless a link back is ~12x slower (1082 / 86 B) than the way there.
+    const uint64_t prev = (frames - 1) / cfg_.ack_interval_packets * cfg_.ack_interval_packets;
+    if (prev > 0) {
+      ack_sent = std::max(
+          ack_sent, net_.message_delay(src, dst, prev, w.mtu_wire_bytes(), w.mtu_wire_bytes()) +
+                        net_.slowest_serialization(dst, src, ack_wire));
+    }
+    r.ideal_fct = ack_sent + net_.one_way_delay(dst, src, ack_wire);
+  }
   records_.push_back(r);
-  net_.sim().schedule(start, handler_, kFlowStart, f.index());
+
+  const PendingStart ps{start, sim().reserve_seq(), f};
+  if (next_start_ == starts_.size() || !(ps < starts_.back())) {
+    starts_.push_back(ps);
+  } else {
+    late_starts_.push_back(ps);
+    std::push_heap(late_starts_.begin(), late_starts_.end(), later_start);
+  }
+  // A queued wake-up comes before this start (queued earlier, at a time no later); so does
+  // the earliest start's own event if it is queued.
+  if (start_wakeup_queued_ || flows_[earliest_start()->flow.index()].start_queued) return f;
+  // This flow is the new earliest. A start queued for a later flow cannot be taken out of
+  // the queue; queuing this one too would let flows added in falling start order fill the
+  // queue again, so one wake-up, now, stands for every flow added until it fires. Its
+  // sequence number follows this flow's, with nothing queued in between.
+  if (queued_starts_ == 0) {
+    queue_earliest_start();
+  } else {
+    start_wakeup_queued_ = true;
+    sim().schedule(sim().now(), handler_, kStartWakeup);
+  }
   return f;
+}
+
+bool RdmaTransport::later_start(const PendingStart& a, const PendingStart& b) {
+  return b < a;
+}
+
+const RdmaTransport::PendingStart* RdmaTransport::earliest_start() const {
+  const PendingStart* in_order = next_start_ < starts_.size() ? &starts_[next_start_] : nullptr;
+  if (late_starts_.empty()) return in_order;
+  const PendingStart* late = &late_starts_.front();
+  return in_order && *in_order < *late ? in_order : late;
+}
+
+void RdmaTransport::pop_earliest_start() {
+  const PendingStart* e = earliest_start();
+  if (!late_starts_.empty() && e == &late_starts_.front()) {
+    std::pop_heap(late_starts_.begin(), late_starts_.end(), later_start);
+    late_starts_.pop_back();
+  } else if (++next_start_ == starts_.size()) {
+    starts_.clear();  // keeps the capacity for flows added later
+    next_start_ = 0;
+  }
+}
+
+void RdmaTransport::queue_earliest_start() {
+  const PendingStart* e = earliest_start();
+  if (!e) return;
+  Sender& s = flows_[e->flow.index()];
+  if (s.start_queued) return;
+  s.start_queued = true;
+  ++queued_starts_;
+  sim().schedule_reserved(e->start, e->seq, handler_, kFlowStart, e->flow.index());
+}
+
+void RdmaTransport::on_start_event(FlowId f) {
+  Sender& s = flows_[f.index()];
+  s.start_queued = false;
+  --queued_starts_;
+  // Every flow earlier than f has a queued event (or wake-up) that fires first.
+  const PendingStart* e = earliest_start();
+  if (!e || e->flow != f) {
+    std::fprintf(stderr, "rocelab: internal error: flow %u starts before flow %u\n", f.index(),
+                 e ? e->flow.index() : 0u);
+    std::abort();
+  }
+  pop_earliest_start();
+  queue_earliest_start();
+  start_flow(f);
 }
 
 size_t RdmaTransport::active_flows() const {
@@ -100,7 +194,12 @@ void RdmaTransport::set_hold(FlowId f, bool hold) {
 
 void RdmaTransport::on_event(uint32_t kind, uint64_t arg) {
   if (kind == kFlowStart) {
-    start_flow(FlowId(static_cast<uint32_t>(arg)));
+    on_start_event(FlowId(static_cast<uint32_t>(arg)));
+    return;
+  }
+  if (kind == kStartWakeup) {
+    start_wakeup_queued_ = false;
+    queue_earliest_start();
     return;
   }
   // Retransmission timeout: go back to the oldest unacknowledged byte.
@@ -174,7 +273,8 @@ PacketId RdmaTransport::pull_data(NodeId host, const EgressPort& port, Time* nex
   const size_t n = hq.active.size();
   const Time now = sim().now();
   Time earliest = Time::never();
-  if (port.paused(cfg_.data_priority)) return PacketId::invalid();  // the RESUME kicks us
+  // The RESUME kicks us. A NIC with fewer queues carries the class in its last queue.
+  if (port.paused(port.queue_of_priority(cfg_.data_priority))) return PacketId::invalid();
   for (size_t i = 0; i < n; ++i) {
     const size_t idx = (hq.rr + i) % n;
     const FlowId f = hq.active[idx];

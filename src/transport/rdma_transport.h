@@ -58,8 +58,11 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   RdmaTransport(Network& net, const TransportConfig& cfg, std::unique_ptr<CongestionControl> cc);
   ~RdmaTransport() override;
 
-  // Registers a flow that starts at `start`; the returned id is dense from 0. Without
+  // Registers a flow that starts at `start` (not before now: flows may be added in any
+  // order, also while the simulation runs); the returned id is dense from 0. Without
   // ports, the flow gets source port 10000 + id (mod 50000) and the RoCEv2 port 4791.
+  // Flows starting at the same time start in id order. Throws std::invalid_argument for a
+  // start before now.
   FlowId add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time start, uint16_t tag = 0,
                   std::optional<uint16_t> sport = {}, std::optional<uint16_t> dport = {});
   // Called once per finished flow (not on the per-packet path).
@@ -115,7 +118,18 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   void on_event(uint32_t kind, uint64_t arg) override;
 
  private:
-  enum EventKind : uint32_t { kFlowStart = 0, kRto = 1 };
+  enum EventKind : uint32_t { kFlowStart = 0, kRto = 1, kStartWakeup = 2 };
+  // A flow not started yet. Its sequence number is reserved when it is added, so its start
+  // event, put in the queue only when it is the earliest, orders among simultaneous events
+  // exactly as if every start had been queued up front; seq order is id order.
+  struct PendingStart {
+    Time start;
+    uint64_t seq;
+    FlowId flow;
+    bool operator<(const PendingStart& o) const {
+      return start != o.start ? start < o.start : seq < o.seq;
+    }
+  };
   struct Sender {
     NodeId src, dst;
     uint64_t size = 0;
@@ -140,6 +154,7 @@ class RdmaTransport final : public HostAgent, public EventHandler {
     uint16_t sport = 0;
     uint16_t dport = 0;
     bool started = false;
+    bool start_queued = false;  // its start event is in the simulator's queue
     bool finished = false;
     bool hold = false;
   };
@@ -156,6 +171,13 @@ class RdmaTransport final : public HostAgent, public EventHandler {
     size_t rr = 0;
   };
 
+  // The start cursor: the earliest flow not started yet, and taking it off.
+  static bool later_start(const PendingStart& a, const PendingStart& b);  // heap order
+  const PendingStart* earliest_start() const;
+  void pop_earliest_start();
+  // Queues the earliest pending start's event unless it is queued already.
+  void queue_earliest_start();
+  void on_start_event(FlowId f);
   void start_flow(FlowId f);
   void finish_flow(FlowId f);
   void on_data(PacketId pkt);
@@ -181,6 +203,16 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   std::vector<Receiver> receivers_;
   std::vector<FlowRecord> records_;
   std::vector<HostQueues> hosts_;  // by node id (switch slots stay empty)
+  // Flows not started yet, kept here rather than as one queued event each (the event queue
+  // would hold one slot per future flow and every event would pay for the bigger heap).
+  // starts_ from next_start_ on is sorted (flows added in start order, the usual case,
+  // append in O(1)); flows added earlier than its last go to the min-heap late_starts_.
+  std::vector<PendingStart> starts_;
+  size_t next_start_ = 0;
+  std::vector<PendingStart> late_starts_;
+  // A wake-up event is queued (see add_flow): it queues the earliest start when it fires.
+  bool start_wakeup_queued_ = false;
+  size_t queued_starts_ = 0;  // flows whose start event is in the queue
   TransportCounters counters_;
   std::vector<uint64_t> ood_histogram_ = std::vector<uint64_t>(kOodBuckets, 0);
   std::function<void(const FlowRecord&)> on_finish_;
