@@ -20,6 +20,7 @@
 #include "scenario/topology_types.h"
 #include "scenario/workload_types.h"
 #include "scenario/yaml_params.h"
+#include "transport/host_path.h"
 #include "workload/flow_size_cdf.h"
 
 using namespace rocelab;
@@ -57,6 +58,9 @@ int cmd_list() {
     std::printf("  %-12s %s\n", e->name.c_str(), e->description.c_str());
   std::printf("flow controls (fc):\n");
   for (const auto* e : fc_registry().all())
+    std::printf("  %-12s %s\n", e->name.c_str(), e->description.c_str());
+  std::printf("host path policies (transport.path_policy):\n");
+  for (const auto* e : host_path_registry().all())
     std::printf("  %-12s %s\n", e->name.c_str(), e->description.c_str());
   std::printf("egress schedulers (switch.scheduler):\n");
   for (const auto* e : scheduler_registry().all())
