@@ -103,44 +103,19 @@ void Switch::on_dequeue(PortId port, PacketId pkt) {
 
 // ---------------------------------------------------------------- the schemes' view
 
-NodeId SwitchView::id() const {
-  return sw_->id();
-}
-bool SwitchView::is_edge() const {
-  return sw_->is_edge();
-}
-size_t SwitchView::port_count() const {
-  return sw_->port_count();
-}
-const EgressPort& SwitchView::port(PortId p) const {
-  return std::as_const(*sw_).port(p);
-}
+SwitchView::SwitchView(Switch& sw) : sw_(&sw), node_(&sw), ctx_(&sw.context()) {}
+
 const SwitchConfig& SwitchView::config() const {
   return sw_->config();
 }
 const FlowControl& SwitchView::flow_control() const {
   return sw_->flow_control();
 }
-const Routing& SwitchView::routing() const {
-  return context().routing;
-}
-const WireModel& SwitchView::wire() const {
-  return context().wire;
-}
 size_t SwitchView::ecmp_index(const Packet& p, std::span<const PortId> hops) const {
   return sw_->ecmp_index(p, hops);
 }
-Time SwitchView::now() const {
-  return context().sim.now();
-}
-uint64_t SwitchView::seed() const {
-  return context().seed;
-}
-Packet& SwitchView::pkt(PacketId id) const {
-  return context().pkt(id);
-}
 PacketId SwitchView::new_packet() const {
-  return context().alloc_packet();
+  return ctx_->alloc_packet();
 }
 void SwitchView::send_control(PacketId pkt, PortId port) const {
   sw_->send_control(pkt, port);
@@ -149,13 +124,7 @@ void SwitchView::forward(PacketId pkt, PortId in_port) const {
   sw_->forward(pkt, in_port);
 }
 void SwitchView::free_packet(PacketId pkt) const {
-  context().free_packet(pkt);
-}
-Simulator& SwitchView::sim() const {
-  return context().sim;
-}
-NetContext& SwitchView::context() const {
-  return sw_->context();
+  ctx_->free_packet(pkt);
 }
 
 }  // namespace rocelab

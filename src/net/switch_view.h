@@ -7,9 +7,11 @@
 
 #include <cstddef>
 #include <span>
+#include <utility>
 
 #include "net/egress_port.h"
 #include "net/net_context.h"
+#include "net/node.h"
 #include "net/switch_config.h"
 #include "sim/ids.h"
 
@@ -20,28 +22,29 @@ class FlowControl;
 
 class SwitchView {
  public:
-  explicit SwitchView(Switch& sw) : sw_(&sw) {}
+  explicit SwitchView(Switch& sw);
 
-  NodeId id() const;
-  bool is_edge() const;
-  size_t port_count() const;
-  const EgressPort& port(PortId p) const;
+  // The per-packet queries are inline: schemes call them on every packet.
+  NodeId id() const { return node_->id(); }
+  bool is_edge() const { return ctx_->routing.is_edge(node_->id().index()); }
+  size_t port_count() const { return node_->port_count(); }
+  const EgressPort& port(PortId p) const { return std::as_const(*node_).port(p); }
   const SwitchConfig& config() const;
   const FlowControl& flow_control() const;
-  const Routing& routing() const;
-  const WireModel& wire() const;
-  Time now() const;
+  const Routing& routing() const { return ctx_->routing; }
+  const WireModel& wire() const { return ctx_->wire; }
+  Time now() const { return ctx_->sim.now(); }
   // The switch's ECMP choice among `hops` for `p` (switch.ecmp_hash).
   size_t ecmp_index(const Packet& p, std::span<const PortId> hops) const;
-  uint64_t seed() const;
+  uint64_t seed() const { return ctx_->seed; }
 
   // Packets passing through: a scheme writes its own fields (PacketStateLayout).
-  Packet& pkt(PacketId id) const;
+  Packet& pkt(PacketId id) const { return ctx_->pkt(id); }
   template <class T>
   T& field(PacketField<T> f, const Packet& p) const {
-    return context().field(f, p);
+    return ctx_->field(f, p);
   }
-  PacketStateLayout& packet_layout() const { return context().state.layout(); }
+  PacketStateLayout& packet_layout() const { return ctx_->state.layout(); }
   // A new packet for a control message (the caller fills it and sends it).
   PacketId new_packet() const;
   // Sends a control packet out of `port`, in the strict-priority control queue.
@@ -51,11 +54,12 @@ class SwitchView {
   void forward(PacketId pkt, PortId in_port) const;
   void free_packet(PacketId pkt) const;
   // For a scheme's own timers.
-  Simulator& sim() const;
+  Simulator& sim() const { return ctx_->sim; }
 
  private:
-  NetContext& context() const;
   Switch* sw_;
+  Node* node_;
+  NetContext* ctx_;
 };
 
 }  // namespace rocelab
