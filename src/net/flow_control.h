@@ -31,8 +31,8 @@ class FlowControl {
   virtual bool admit(PortId in, PortId out, Packet& p) = 0;
   // An admitted packet left through `out` (it starts transmission).
   virtual void on_dequeue(PortId out, Packet& p) = 0;
-  // A frame arrived on `in`; true when it is this flow control's own frame (consumed: the
-  // caller frees it).
+  // A non-data frame arrived on `in`; true when it is this flow control's own frame
+  // (consumed: the caller frees it). Data packets are not shown.
   virtual bool on_frame(PortId in, const Packet& p) = 0;
 
   // Drops under this flow control break the model's promise.

@@ -3,7 +3,8 @@
 namespace rocelab {
 
 void Host::receive(PacketId pkt, PortId in_port) {
-  if (fc_ && fc_->on_frame(in_port, ctx_.pkt(pkt))) {  // e.g. the ToR pauses the NIC
+  if (fc_ && ctx_.pkt(pkt).type != PacketType::kData &&
+      fc_->on_frame(in_port, ctx_.pkt(pkt))) {  // e.g. the ToR pauses the NIC
     ctx_.free_packet(pkt);
     return;
   }

@@ -64,7 +64,8 @@ PortId Switch::route(Packet& p) {
 
 void Switch::receive(PacketId pkt, PortId in_port) {
   Packet& p = ctx_.pkt(pkt);
-  if (fc_->on_frame(in_port, p)) {
+  // Flow-control frames are control frames: data never needs the look.
+  if (p.type != PacketType::kData && fc_->on_frame(in_port, p)) {
     ctx_.free_packet(pkt);
     return;
   }
