@@ -3,7 +3,6 @@
 // control, the host path policy, and PAUSE frames ahead of or behind the control queue.
 #include <gtest/gtest.h>
 
-#include <deque>
 #include <set>
 
 #include "fc/fc_registry.h"
@@ -17,21 +16,27 @@ namespace {
 
 // ---------------------------------------------------------------- egress schedulers
 
-// Queues of fixed packet sizes for driving a scheduler by hand.
-struct FakeQueues : QueueState {
-  std::vector<std::deque<uint32_t>> q;
-  std::vector<bool> paused;
-  explicit FakeQueues(size_t n) : q(n), paused(n, false) {}
-  size_t num_queues() const override { return q.size(); }
-  bool ready(size_t i) const override { return !q[i].empty() && !paused[i]; }
-  uint32_t head_bytes(size_t i) const override { return q[i].front(); }
+// Queues of packets of given sizes, for driving a scheduler by hand.
+struct FakeQueues {
+  std::vector<Ring<PacketId>> q;
+  std::vector<uint8_t> paused;
+  Pool<Packet> pool;
+  explicit FakeQueues(size_t n) : q(n), paused(n, 0) {}
+  void push(size_t queue, std::initializer_list<uint32_t> sizes) {
+    for (uint32_t bytes : sizes) {
+      const PacketId id(pool.alloc());
+      pool[id.index()].wire_bytes = bytes;
+      q[queue].push_back(id);
+    }
+  }
   // Runs the scheduler until it finds nothing; returns the queues served, in order.
   std::vector<size_t> drain(EgressScheduler& s) {
+    const QueueState state(q, paused, pool);
     std::vector<size_t> order;
-    for (size_t pick; (pick = s.pick(*this)) != EgressScheduler::kNone;) {
-      const uint32_t bytes = q[pick].front();
-      q[pick].pop_front();
-      s.on_sent(pick, bytes, q[pick].empty());
+    for (size_t pick; (pick = s.pick(state)) != EgressScheduler::kNone;) {
+      const PacketId id = q[pick].pop_front();
+      s.on_sent(pick, pool[id.index()].wire_bytes, q[pick].empty());
+      pool.release(id.index());
       order.push_back(pick);
     }
     return order;
@@ -43,16 +48,16 @@ TEST(Scheduler, DrrSharesBytesNotPackets) {
   // queue 0 sends two packets (1000 B) and queue 1 one (1000 B).
   DrrScheduler drr(2, 1000);
   FakeQueues fq(2);
-  for (int i = 0; i < 4; ++i) fq.q[0].push_back(500);
-  for (int i = 0; i < 2; ++i) fq.q[1].push_back(1000);
+  fq.push(0, {500, 500, 500, 500});
+  fq.push(1, {1000, 1000});
   EXPECT_EQ(fq.drain(drr), (std::vector<size_t>{0, 0, 1, 0, 0, 1}));
 }
 
 TEST(Scheduler, DrrSkipsAPausedQueue) {
   DrrScheduler drr(3, 1000);
   FakeQueues fq(3);
-  for (size_t i = 0; i < 3; ++i) fq.q[i] = {1000, 1000};
-  fq.paused[1] = true;
+  for (size_t i = 0; i < 3; ++i) fq.push(i, {1000, 1000});
+  fq.paused[1] = 1;
   EXPECT_EQ(fq.drain(drr), (std::vector<size_t>{0, 2, 0, 2}));
 }
 
@@ -61,13 +66,13 @@ TEST(Scheduler, StrictPriorityServesTheHighestReadyQueueFirst) {
   ASSERT_NE(entry, nullptr);
   auto strict = entry->factory()->build(3, 1000);
   FakeQueues fq(3);
-  fq.q[0] = {100, 100};
-  fq.q[2] = {100};
-  fq.q[1] = {100, 100};
+  fq.push(0, {100, 100});
+  fq.push(2, {100});
+  fq.push(1, {100, 100});
   EXPECT_EQ(fq.drain(*strict), (std::vector<size_t>{2, 1, 1, 0, 0}));
-  fq.q[0] = {100};
-  fq.q[2] = {100};
-  fq.paused[2] = true;
+  fq.push(0, {100});
+  fq.push(2, {100});
+  fq.paused[2] = 1;
   EXPECT_EQ(fq.drain(*strict), (std::vector<size_t>{0})) << "a paused class does not block";
 }
 

@@ -15,6 +15,7 @@ EgressPort::EgressPort(Simulator& sim, Pool<Packet>& pool, Node& owner, PortId i
       queue_bytes_(num_queues, 0),
       scheduler_(std::move(scheduler)),
       paused_(num_queues, 0),
+      queue_state_(data_queues_, paused_, pool),
       pulls_(owner.kind() == NodeKind::kHost) {}
 
 EgressPort::~EgressPort() = default;
@@ -78,7 +79,7 @@ Delta EgressPort::paused_time(Time now) const {
 }
 
 PacketId EgressPort::pick_data() {
-  const size_t q = scheduler_->pick(*this);
+  const size_t q = scheduler_->pick(queue_state_);
   if (q == EgressScheduler::kNone) return PacketId::invalid();
   const PacketId pkt = data_queues_[q].pop_front();
   const uint32_t size = pool_[pkt.index()].wire_bytes;

@@ -32,7 +32,7 @@ struct PortCounters {
   Delta paused_time;          // total time any class was paused (union over classes)
 };
 
-class EgressPort final : public EventHandler, private QueueState {
+class EgressPort final : public EventHandler {
  public:
   EgressPort(Simulator& sim, Pool<Packet>& pool, Node& owner, PortId index, size_t num_queues,
              std::unique_ptr<EgressScheduler> scheduler);
@@ -79,7 +79,7 @@ class EgressPort final : public EventHandler, private QueueState {
   bool busy() const { return busy_ && sim_.now() < busy_until_; }
   // What is left of the frame on the wire now (zero when idle).
   Delta residual_tx() const { return busy() ? busy_until_ - sim_.now() : Delta::zero(); }
-  size_t num_queues() const override { return data_queues_.size(); }
+  size_t num_queues() const { return data_queues_.size(); }
   int64_t queue_bytes(size_t queue) const { return queue_bytes_[queue]; }
   int64_t data_queue_bytes() const { return data_bytes_total_; }
   size_t queued_packets() const;
@@ -103,12 +103,6 @@ class EgressPort final : public EventHandler, private QueueState {
     Time arrival;
     PacketId pkt;
   };
-
-  // QueueState, for the scheduler.
-  bool ready(size_t q) const override { return !data_queues_[q].empty() && !paused_[q]; }
-  uint32_t head_bytes(size_t q) const override {
-    return pool_[data_queues_[q].front().index()].wire_bytes;
-  }
 
   void try_send();
   void choose_and_send();
@@ -136,6 +130,7 @@ class EgressPort final : public EventHandler, private QueueState {
   std::vector<int64_t> queue_bytes_;
   std::unique_ptr<EgressScheduler> scheduler_;
   std::vector<uint8_t> paused_;
+  QueueState queue_state_;  // the scheduler's view of the two above
   uint32_t paused_mask_ = 0;
   size_t paused_count_ = 0;
   Time paused_since_;

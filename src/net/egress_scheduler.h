@@ -8,18 +8,31 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
+
+#include "net/packet.h"
+#include "sim/ids.h"
+#include "sim/pool.h"
+#include "sim/ring.h"
 
 namespace rocelab {
 
-// What a scheduler may read of its port's data queues.
+// What a scheduler may read of its port's data queues (inline: it is asked per packet).
 class QueueState {
  public:
-  virtual ~QueueState() = default;
-  virtual size_t num_queues() const = 0;
+  QueueState(const std::vector<Ring<PacketId>>& queues, const std::vector<uint8_t>& paused,
+             const Pool<Packet>& pool)
+      : queues_(&queues), paused_(&paused), pool_(&pool) {}
+  size_t num_queues() const { return queues_->size(); }
   // Holds a packet and is not paused.
-  virtual bool ready(size_t queue) const = 0;
+  bool ready(size_t q) const { return !(*queues_)[q].empty() && !(*paused_)[q]; }
   // Wire bytes of the head packet of a ready queue.
-  virtual uint32_t head_bytes(size_t queue) const = 0;
+  uint32_t head_bytes(size_t q) const { return (*pool_)[(*queues_)[q].front().index()].wire_bytes; }
+
+ private:
+  const std::vector<Ring<PacketId>>* queues_;
+  const std::vector<uint8_t>* paused_;
+  const Pool<Packet>* pool_;
 };
 
 class EgressScheduler {
