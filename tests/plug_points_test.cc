@@ -161,6 +161,15 @@ TEST(PacketState, FieldsOfDifferentSchemesDoNotOverlap) {
   EXPECT_GE(c.offset(), b.offset() + 1);
   EXPECT_EQ(c.offset() % alignof(int64_t), 0u);
   EXPECT_EQ(layout.declare<uint8_t>("b").offset(), b.offset()) << "same name, same field";
+  // 32 bytes fit in the packet itself; the next field goes beside it.
+  struct Big {
+    int64_t v[2];
+  };
+  const auto d = layout.declare<Big>("d");
+  EXPECT_TRUE(a.in_packet() && b.in_packet() && c.in_packet());
+  EXPECT_FALSE(d.in_packet());
+  EXPECT_EQ(d.offset(), 0u);
+  EXPECT_EQ(layout.stride(), sizeof(Big));
   EXPECT_THROW(layout.declare<int64_t>("b"), std::logic_error);
 }
 

@@ -54,7 +54,7 @@ struct NetContext {
   }
   template <class T>
   T& field(PacketField<T> f, const Packet& p) {
-    return state.get(f, p.self.index());
+    return state.get(f, p);
   }
   void free_packet(PacketId id) { pool.release(id.index()); }
 };

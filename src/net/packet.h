@@ -3,6 +3,7 @@
 // (net/packet_state.h) and live beside the pool.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "sim/ids.h"
@@ -54,6 +55,11 @@ struct Packet {
   uint32_t path_digits = 0;
 
   Time sent_time;  // departure from the sender NIC (data); echoed in ACK/NAK
+
+  // The first scheme-declared fields (net/packet_state.h), in the packet itself so that a
+  // switch reading them touches no other memory. Zeroed with the packet.
+  static constexpr uint32_t kInlineStateBytes = 32;
+  alignas(8) std::byte inline_state[kInlineStateBytes] = {};
 };
 
 // The header model, stated once. RoCEv2 data frame: Ethernet 14 + IPv4 20 + UDP 8 +

@@ -1,8 +1,10 @@
 // Typed per-scheme packet state. A scheme declares each field it carries in packets once,
 // by name and type, before the run; the layout gives every field its own bytes, so two
 // schemes on one packet never share bits (FLB stamps + an INT stack + CONGA feedback can
-// all ride on one packet). The bytes live beside the packet pool, one fixed-size slot per
-// packet, zeroed when the packet is allocated: no allocation per packet.
+// all ride on one packet). The first fields take the packet's own inline bytes
+// (Packet::kInlineStateBytes, in the cache line the switch reads anyway); the rest live
+// beside the packet pool, one fixed-size slot per packet. Both are zeroed when the packet
+// is allocated: no allocation per packet.
 //
 // A field declared with Echo::kToReply is copied by the receiving NIC from a data packet
 // into the ACK/NAK/CNP it triggers (timestamps, INT records), so the sender's congestion
@@ -19,6 +21,8 @@
 #include <utility>
 #include <vector>
 
+#include "net/packet.h"
+
 namespace rocelab {
 
 enum class Echo : uint8_t { kNone, kToReply };
@@ -29,12 +33,15 @@ class PacketField {
   PacketField() = default;
   bool valid() const { return size_ != 0; }
   uint32_t offset() const { return offset_; }
+  bool in_packet() const { return in_packet_; }  // in Packet::inline_state, else beside it
 
  private:
   friend class PacketStateLayout;
-  PacketField(uint32_t offset, uint32_t size) : offset_(offset), size_(size) {}
+  PacketField(uint32_t offset, uint32_t size, bool in_packet)
+      : offset_(offset), size_(size), in_packet_(in_packet) {}
   uint32_t offset_ = 0;
   uint32_t size_ = 0;
+  bool in_packet_ = false;
 };
 
 // Kinds of scheme-owned control packets (PacketType::kControl), by name: a scheme tells
@@ -56,13 +63,21 @@ class PacketStateLayout {
       if (e.name != name) continue;
       if (e.size != size || e.echo != echo)
         throw std::logic_error("packet field '" + name + "' declared twice with different types");
-      return PacketField<T>(e.offset, e.size);
+      return PacketField<T>(e.offset, e.size, e.in_packet);
+    }
+    const uint32_t in_offset = (inline_used_ + alignof(T) - 1) / alignof(T) * alignof(T);
+    if (in_offset + size <= Packet::kInlineStateBytes) {  // fits in the packet
+      entries_.push_back(Entry{name, in_offset, size, echo, true});
+      if (echo == Echo::kToReply) echo_in_packet_.emplace_back(in_offset, size);
+      inline_used_ = in_offset + size;
+      return PacketField<T>(in_offset, size, true);
     }
     if (frozen_) throw std::logic_error("packet field '" + name + "' declared after packets exist");
     const uint32_t offset = (stride_ + alignof(T) - 1) / alignof(T) * alignof(T);
-    entries_.push_back(Entry{name, offset, size, echo});
+    entries_.push_back(Entry{name, offset, size, echo, false});
+    if (echo == Echo::kToReply) echo_beside_.emplace_back(offset, size);
     stride_ = (offset + size + kAlign - 1) / kAlign * kAlign;
-    return PacketField<T>(offset, size);
+    return PacketField<T>(offset, size, false);
   }
 
   ControlKind control_kind(const std::string& name) {
@@ -72,12 +87,13 @@ class PacketStateLayout {
     return static_cast<ControlKind>(control_kinds_.size());
   }
 
-  uint32_t stride() const { return stride_; }
+  uint32_t stride() const { return stride_; }  // bytes beside each packet
   struct Entry {
     std::string name;
     uint32_t offset;
     uint32_t size;
     Echo echo;
+    bool in_packet;
   };
   const std::vector<Entry>& entries() const { return entries_; }
   void freeze() { frozen_ = true; }
@@ -87,6 +103,11 @@ class PacketStateLayout {
  private:
   std::vector<Entry> entries_;
   std::vector<std::string> control_kinds_;
+  friend class PacketStateStore;
+  // (offset, size) of the echoed fields in the packet and beside it.
+  std::vector<std::pair<uint32_t, uint32_t>> echo_in_packet_;
+  std::vector<std::pair<uint32_t, uint32_t>> echo_beside_;
+  uint32_t inline_used_ = 0;
   uint32_t stride_ = 0;
   bool frozen_ = false;
 };
@@ -110,29 +131,28 @@ class PacketStateStore {
     std::memset(slot(idx), 0, stride);
   }
 
+  // The field of a pooled packet (`p` is the pool's object, so writing it is fine).
   template <class T>
-  T& get(PacketField<T> f, uint32_t idx) {
-    return *reinterpret_cast<T*>(slot(idx) + f.offset());
-  }
-  template <class T>
-  const T& get(PacketField<T> f, uint32_t idx) const {
-    return *reinterpret_cast<const T*>(slot(idx) + f.offset());
+  T& get(PacketField<T> f, const Packet& p) {
+    std::byte* base = f.in_packet() ? const_cast<std::byte*>(p.inline_state) : slot(p.self.index());
+    return *reinterpret_cast<T*>(base + f.offset());
   }
 
   // Copies the echoed fields of packet `from` into packet `to` (a reply to it).
-  void echo(uint32_t from, uint32_t to) {
-    for (const auto& [offset, size] : echo_ranges_)
-      std::memcpy(slot(to) + offset, slot(from) + offset, size);
+  void echo(const Packet& from, Packet& to) {
+    for (const auto& [offset, size] : layout_.echo_in_packet_)
+      std::memcpy(to.inline_state + offset, from.inline_state + offset, size);
+    for (const auto& [offset, size] : layout_.echo_beside_)
+      std::memcpy(slot(to.self.index()) + offset, slot(from.self.index()) + offset, size);
   }
 
  private:
-  // The first packet fixes the layout (older packets would have no slot for a later field).
+  // The first packet fixes the side slots (older packets would have none for a later field;
+  // fields in the packet itself may still be declared).
   void freeze() {
     layout_.freeze();
     layout_frozen_ = true;
     words_per_slot_ = layout_.stride() / PacketStateLayout::kAlign;
-    for (const auto& e : layout_.entries())
-      if (e.echo == Echo::kToReply) echo_ranges_.emplace_back(e.offset, e.size);
   }
 
   std::byte* slot(uint32_t idx) const {
@@ -143,7 +163,6 @@ class PacketStateStore {
   PacketStateLayout layout_;
   bool layout_frozen_ = false;
   size_t words_per_slot_ = 0;
-  std::vector<std::pair<uint32_t, uint32_t>> echo_ranges_;  // (offset, size)
   std::vector<std::unique_ptr<uint64_t[]>> chunks_;
 };
 

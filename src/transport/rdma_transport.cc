@@ -365,7 +365,7 @@ void RdmaTransport::send_control(const Packet& data, PacketType type, uint64_t s
   c.sport = data.sport;
   c.dport = data.dport;
   c.sent_time = data.sent_time;  // echoed for RTT samples
-  ctx_.state.echo(data.self.index(), id.index());
+  ctx_.state.echo(data, c);
   if (type != PacketType::kCnp && cc_->flag_cnp_on_reply(data.flow, data, type)) {
     c.cnp_flag = true;
     ++counters_.cnps_sent;
