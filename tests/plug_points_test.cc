@@ -8,6 +8,7 @@
 #include "fc/fc_registry.h"
 #include "net/drr_scheduler.h"
 #include "net/network.h"
+#include "scenario/scenario_config.h"
 #include "test_util.h"
 #include "transport/rdma_transport.h"
 
@@ -171,6 +172,37 @@ TEST(PacketState, FieldsOfDifferentSchemesDoNotOverlap) {
   EXPECT_EQ(d.offset(), 0u);
   EXPECT_EQ(layout.stride(), sizeof(Big));
   EXPECT_THROW(layout.declare<int64_t>("b"), std::logic_error);
+}
+
+// Features are picked by name from a scenario; ECN is the switch.ecn flag, not a name.
+TEST(SwitchFeatures, ChosenByNameWithClearErrors) {
+  const std::string base =
+      "topology: {type: leaf_spine, leaves: 2, spines: 1, hosts_per_leaf: 2}\n"
+      "workloads: [{name: w, type: flows, flows: [{src: h0, dst: h2, size: 1KB, start: 0}]}]\n";
+  for (const char* bad : {"[inth]", "[ecn]"}) {
+    try {
+      load_scenario_text(base + "switch: {features: " + bad + "}\n", "f.yaml");
+      ADD_FAILURE() << bad << " accepted";
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("switch.features"), std::string::npos) << e.what();
+    }
+  }
+  ExperimentSpec spec;
+  spec.topology = test::small_leaf_spine(2, 1, 1);
+  spec.switch_features = {"no_such_feature"};
+  EXPECT_THROW(Experiment exp(spec), std::invalid_argument);
+}
+
+TEST(SwitchFeatures, EcnFollowsTheSwitchFlag) {
+  for (bool ecn : {false, true}) {
+    ExperimentSpec spec;
+    spec.topology = test::small_leaf_spine(2, 1, 4);
+    spec.network.switch_config.ecn.enabled = ecn;
+    for (uint32_t s = 0; s < 4; ++s) spec.flows.push_back(test::flow(s, 4, 1000 * 1000));
+    Experiment exp(spec);
+    test::run_checked(exp);
+    EXPECT_EQ(exp.network().counters().ecn_marks > 0, ecn);
+  }
 }
 
 // ---------------------------------------------------------------- receiver half of CC

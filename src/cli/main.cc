@@ -17,6 +17,7 @@
 #include "scenario/runner.h"
 #include "scenario/scenario_build.h"
 #include "scenario/scenario_config.h"
+#include "scenario/switch_features.h"
 #include "scenario/topology_types.h"
 #include "scenario/workload_types.h"
 #include "scenario/yaml_params.h"
@@ -58,6 +59,9 @@ int cmd_list() {
     std::printf("  %-12s %s\n", e->name.c_str(), e->description.c_str());
   std::printf("flow controls (fc):\n");
   for (const auto* e : fc_registry().all())
+    std::printf("  %-12s %s\n", e->name.c_str(), e->description.c_str());
+  std::printf("switch features (switch.features):\n");
+  for (const auto* e : switch_feature_registry().all())
     std::printf("  %-12s %s\n", e->name.c_str(), e->description.c_str());
   std::printf("host path policies (transport.path_policy):\n");
   for (const auto* e : host_path_registry().all())

@@ -4,7 +4,6 @@
 #include <stdexcept>
 
 #include "net/drr_scheduler.h"
-#include "net/ecn.h"
 #include "net/pfc.h"
 
 namespace rocelab {
@@ -57,8 +56,6 @@ Network::Network(Simulator& sim, const TopologySpec& topo, const NetworkConfig& 
     Switch& sw = switch_at(s);
     sw.finalize();
     sw.set_flow_control(cfg_.flow_control->build(sw));
-    if (cfg.switch_config.ecn.enabled)
-      sw.add_feature(std::make_unique<RedEcnMarking>(sw.view(), &ctx_->counters.ecn_marks));
   }
   for (NodeId h : hosts_) host(h).set_flow_control(cfg_.flow_control->build(host(h)));
 }

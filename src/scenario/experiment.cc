@@ -5,6 +5,7 @@
 #include "cc/cc_registry.h"
 #include "fc/fc_registry.h"
 #include "lb/lb_registry.h"
+#include "scenario/switch_features.h"
 
 namespace rocelab {
 
@@ -48,12 +49,28 @@ Experiment::Experiment(const ExperimentSpec& spec, std::unique_ptr<CongestionCon
   spec_.network = network_config(spec);
   net_ = std::make_unique<Network>(sim_, spec_.topology, spec_.network);
   const std::shared_ptr<const LbConfig> lb = lb_config(spec_);
+  install_switch_features();
   net_->install_load_balancers(*lb);
   transport_ = std::make_unique<RdmaTransport>(*net_, spec_.transport, std::move(cc));
   transport_->set_on_finish([this](const FlowRecord&) {
     if (++finished_ == transport_->flow_count() && spec_.stop_when_done) sim_.stop();
   });
   add_flows(spec_.flows);
+}
+
+void Experiment::install_switch_features() {
+  std::vector<std::string> names;
+  if (spec_.network.switch_config.ecn.enabled) names.push_back("ecn");
+  for (const std::string& n : spec_.switch_features) {
+    if (n == "ecn")
+      throw std::invalid_argument("switch feature 'ecn' is set by switch.ecn.enabled");
+    names.push_back(n);
+  }
+  for (const std::string& n : names) {
+    const auto* entry = switch_feature_registry().find(n);
+    if (!entry) throw std::invalid_argument("unknown switch feature '" + n + "'");
+    net_->install_switch_feature(*entry->factory(net_->context().counters));
+  }
 }
 
 void Experiment::add_flows(const std::vector<FlowSpec>& flows) {

@@ -24,6 +24,9 @@ struct ExperimentSpec {
   // `network` says (its plug points, else PFC per switch_config.pfc.enabled, and DRR).
   std::string fc;
   std::string scheduler;
+  // Switch features by name (scenario/switch_features.h), in pipeline order after RED/ECN,
+  // which runs first when network.switch_config.ecn.enabled.
+  std::vector<std::string> switch_features;
   // Configured schemes; when null, the registry's defaults for `lb` / `cc` are used.
   std::shared_ptr<const LbConfig> lb_config;
   std::shared_ptr<const CcConfig> cc_config;
@@ -63,6 +66,7 @@ class Experiment {
 
  private:
   void add_flows(const std::vector<FlowSpec>& flows);
+  void install_switch_features();
 
   ExperimentSpec spec_;
   Simulator sim_;

@@ -171,6 +171,7 @@ ExperimentSpec build_unlocated(ScenarioConfig& c) {
   spec.network.switch_config.pfc = c.pfc;
   spec.fc = c.fc;
   spec.scheduler = c.scheduler;
+  spec.switch_features = c.switch_features;
   const auto* fc = fc_registry().find(c.fc);
   spec.network.switch_config.pfc.enabled = fc && fc->factory()->lossless();
   spec.network.wire = c.wire;

@@ -8,6 +8,7 @@
 #include "fc/fc_registry.h"
 #include "lb/lb_registry.h"
 #include "scenario/presets.h"
+#include "scenario/switch_features.h"
 #include "scenario/topology_types.h"
 #include "scenario/workload_types.h"
 #include "scenario/yaml_params.h"
@@ -119,6 +120,15 @@ void describe(ParamVisitor& v, ScenarioConfig& c) {
         describe(s, c.switch_config);
         s.choice("scheduler", c.scheduler, schedulers,
                  "egress scheduler among the data queues of a port (drr: DRR, one MTU quantum)");
+        s.text_list("features", c.switch_features,
+                    "switch features after RED/ECN, in pipeline order (rocelab list; ecn itself "
+                    "is switch.ecn.enabled)");
+        for (const std::string& f : c.switch_features) {
+          const bool known = f != "ecn" && switch_feature_registry().find(f) != nullptr;
+          s.require(known, "features",
+                    f == "ecn" ? "ecn is switched by switch.ecn.enabled"
+                               : "unknown switch feature '" + f + "' (see rocelab list)");
+        }
       },
       "switches");
   v.section(

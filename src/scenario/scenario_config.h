@@ -95,8 +95,9 @@ struct ScenarioConfig {
   std::string cc = "dcqcn";
   std::shared_ptr<CcConfig> cc_params;
   std::string cc_params_for;
-  std::string fc = "pfc";         // fc_registry(): pfc | none (lossy)
-  std::string scheduler = "drr";  // scheduler_registry(): drr | strict
+  std::string fc = "pfc";                    // fc_registry(): pfc | none (lossy)
+  std::string scheduler = "drr";             // scheduler_registry(): drr | strict
+  std::vector<std::string> switch_features;  // switch_feature_registry(), after RED/ECN
   PfcConfig pfc;
   std::vector<WorkloadConfig> workloads;
   Delta stop_time;             // 0 = no time limit

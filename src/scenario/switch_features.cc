@@ -1,0 +1,31 @@
+#include "scenario/switch_features.h"
+
+#include "net/ecn.h"
+#include "net/net_context.h"
+
+namespace rocelab {
+
+namespace {
+class EcnFeatureConfig final : public SwitchFeatureConfig {
+ public:
+  explicit EcnFeatureConfig(NetCounters& counters) : counters_(counters) {}
+  std::unique_ptr<SwitchFeature> build(const SwitchView& sw) const override {
+    return std::make_unique<RedEcnMarking>(sw, &counters_.ecn_marks);
+  }
+
+ private:
+  NetCounters& counters_;
+};
+}  // namespace
+
+const Registry<SwitchFeatureFactory>& switch_feature_registry() {
+  static const Registry<SwitchFeatureFactory> registry = [] {
+    Registry<SwitchFeatureFactory> r;
+    r.add("ecn", "RED/ECN marking at egress, the DCQCN congestion point (switch.ecn)",
+          [](NetCounters& c) { return std::make_unique<EcnFeatureConfig>(c); });
+    return r;
+  }();
+  return registry;
+}
+
+}  // namespace rocelab

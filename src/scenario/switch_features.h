@@ -1,0 +1,20 @@
+// Switch features by name (`switch.features`; RED/ECN is `ecn`, on with switch.ecn.enabled).
+// The registry lives in the scenario layer because features come from every scheme
+// family: ECN from net/, INT stamping with HPCC (cc/), utilisation estimators with CONGA
+// (lb/).
+#pragma once
+
+#include <functional>
+#include <memory>
+
+#include "net/switch_feature.h"
+#include "sim/registry.h"
+
+namespace rocelab {
+
+struct NetCounters;
+using SwitchFeatureFactory =
+    std::function<std::unique_ptr<SwitchFeatureConfig>(NetCounters& counters)>;
+const Registry<SwitchFeatureFactory>& switch_feature_registry();
+
+}  // namespace rocelab
