@@ -9,6 +9,7 @@
 #include "net/drr_scheduler.h"
 #include "net/network.h"
 #include "scenario/scenario_config.h"
+#include "scenario/yaml_params.h"
 #include "test_util.h"
 #include "transport/rdma_transport.h"
 
