@@ -175,6 +175,37 @@ TEST(PacketState, FieldsOfDifferentSchemesDoNotOverlap) {
   EXPECT_THROW(layout.declare<int64_t>("b"), std::logic_error);
 }
 
+// The switch calls a feature only at the hooks it declares.
+struct HookCounter final : SwitchFeature {
+  uint32_t declared;
+  uint64_t* calls;  // receive, enqueue, dequeue
+  HookCounter(uint32_t d, uint64_t* c) : declared(d), calls(c) {}
+  uint32_t hooks() const override { return declared; }
+  void on_receive(const SwitchView&, Packet&, PortId) override { ++calls[0]; }
+  void on_enqueue(const SwitchView&, Packet&, PortId) override { ++calls[1]; }
+  void on_dequeue(const SwitchView&, Packet&, PortId) override { ++calls[2]; }
+};
+
+TEST(SwitchFeatures, OnlyDeclaredHooksAreCalled) {
+  uint64_t calls[3] = {0, 0, 0};
+  struct Config : SwitchFeatureConfig {
+    uint64_t* calls;
+    explicit Config(uint64_t* c) : calls(c) {}
+    std::unique_ptr<SwitchFeature> build(const SwitchView&) const override {
+      return std::make_unique<HookCounter>(SwitchFeature::kOnEnqueue, calls);
+    }
+  };
+  ExperimentSpec spec;
+  spec.topology = test::small_leaf_spine(2, 1, 1);
+  spec.flows = {test::flow(0, 1, 10 * 1000)};
+  Experiment exp(spec);
+  exp.network().install_switch_feature(Config(calls));
+  test::run_checked(exp);
+  EXPECT_EQ(calls[0], 0u);
+  EXPECT_EQ(calls[1], 3u * 10) << "10 data packets through 3 switches";
+  EXPECT_EQ(calls[2], 0u);
+}
+
 // Features are picked by name from a scenario; ECN is the switch.ecn flag, not a name.
 TEST(SwitchFeatures, ChosenByNameWithClearErrors) {
   const std::string base =

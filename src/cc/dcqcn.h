@@ -56,7 +56,7 @@ class DcqcnSchemeConfig final : public CcConfig {
 };
 
 // Its own timers come back through EventHandler.
-class Dcqcn final : public CongestionControl, private EventHandler {
+class Dcqcn final : public DcqcnReceiverHalf, private EventHandler {
  public:
   explicit Dcqcn(const DcqcnConfig& cfg = {}) : cfg_(cfg) {}
 
@@ -64,13 +64,6 @@ class Dcqcn final : public CongestionControl, private EventHandler {
   void on_flow_start(FlowId f) override;
   void on_packet_sent(FlowId f, const Packet& p) override;
   void on_cnp(FlowId f, const Packet& p) override;
-  // The receiver half: the notification point.
-  void on_data_received(FlowId f, const Packet& data) override {
-    np_.on_data(*transport_, f, data);
-  }
-  bool flag_cnp_on_reply(FlowId, const Packet& data, PacketType reply) override {
-    return DcqcnNotificationPoint::flag_on_reply(transport_->config(), data, reply);
-  }
   void on_flow_finish(FlowId f) override;
 
   // Exposed for tests and time series.
@@ -80,7 +73,6 @@ class Dcqcn final : public CongestionControl, private EventHandler {
   const DcqcnConfig& config() const { return cfg_; }
 
  private:
-  DcqcnNotificationPoint np_;
   enum TimerKind : uint32_t { kAlphaTimer = 0, kIncreaseTimer = 1 };
   struct State {
     double alpha = 1.0;

@@ -26,20 +26,13 @@
 namespace rocelab {
 
 // Its own timers come back through EventHandler.
-class DcqcnMlx final : public CongestionControl, private EventHandler {
+class DcqcnMlx final : public DcqcnReceiverHalf, private EventHandler {
  public:
   explicit DcqcnMlx(const DcqcnConfig& cfg = {}) : cfg_(cfg) {}
 
   void attach(RdmaTransport& transport) override;
   void on_flow_start(FlowId f) override;
   void on_cnp(FlowId f, const Packet& p) override;
-  // The receiver half: the notification point.
-  void on_data_received(FlowId f, const Packet& data) override {
-    np_.on_data(*transport_, f, data);
-  }
-  bool flag_cnp_on_reply(FlowId, const Packet& data, PacketType reply) override {
-    return DcqcnNotificationPoint::flag_on_reply(transport_->config(), data, reply);
-  }
   void on_flow_finish(FlowId f) override;
 
   // Exposed for tests: alpha as the forks' timer would hold it now.
@@ -49,7 +42,6 @@ class DcqcnMlx final : public CongestionControl, private EventHandler {
   uint32_t increase_stage(FlowId f) const { return state_[f.index()].stage; }
 
  private:
-  DcqcnNotificationPoint np_;
   enum TimerKind : uint32_t { kDecreaseCheck = 0, kIncreaseTimer = 1 };
   struct State {
     double alpha = 1.0;

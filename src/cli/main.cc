@@ -50,31 +50,22 @@ void print_summary(const std::string& name, const nlohmann::json& s) {
               s["complete"].get<bool>() ? "" : "  [interrupted: incomplete]");
 }
 
+template <class Registry>
+void print_registry(const char* title, const Registry& registry) {
+  std::printf("%s:\n", title);
+  for (const auto* e : registry.all())
+    std::printf("  %-12s %s\n", e->name.c_str(), e->description.c_str());
+}
+
 int cmd_list() {
-  std::printf("load balancers (lb):\n");
-  for (const auto* e : lb_registry().all())
-    std::printf("  %-12s %s\n", e->name.c_str(), e->description.c_str());
-  std::printf("congestion controls (cc):\n");
-  for (const auto* e : cc_registry().all())
-    std::printf("  %-12s %s\n", e->name.c_str(), e->description.c_str());
-  std::printf("flow controls (fc):\n");
-  for (const auto* e : fc_registry().all())
-    std::printf("  %-12s %s\n", e->name.c_str(), e->description.c_str());
-  std::printf("switch features (switch.features):\n");
-  for (const auto* e : switch_feature_registry().all())
-    std::printf("  %-12s %s\n", e->name.c_str(), e->description.c_str());
-  std::printf("host path policies (transport.path_policy):\n");
-  for (const auto* e : host_path_registry().all())
-    std::printf("  %-12s %s\n", e->name.c_str(), e->description.c_str());
-  std::printf("egress schedulers (switch.scheduler):\n");
-  for (const auto* e : scheduler_registry().all())
-    std::printf("  %-12s %s\n", e->name.c_str(), e->description.c_str());
-  std::printf("topologies (topology.type):\n");
-  for (const auto* e : topology_registry().all())
-    std::printf("  %-12s %s\n", e->name.c_str(), e->description.c_str());
-  std::printf("workload types (workloads[].type):\n");
-  for (const auto* e : workload_registry().all())
-    std::printf("  %-12s %s\n", e->name.c_str(), e->description.c_str());
+  print_registry("load balancers (lb)", lb_registry());
+  print_registry("congestion controls (cc)", cc_registry());
+  print_registry("flow controls (fc)", fc_registry());
+  print_registry("switch features (switch.features)", switch_feature_registry());
+  print_registry("host path policies (transport.path_policy)", host_path_registry());
+  print_registry("egress schedulers (switch.scheduler)", scheduler_registry());
+  print_registry("topologies (topology.type)", topology_registry());
+  print_registry("workload types (workloads[].type)", workload_registry());
   std::printf("flow-size distributions (workloads[].cdf):\n");
   for (const auto& [name, path] : shipped_cdfs()) {
     double mean = 0;

@@ -31,6 +31,7 @@ class RedEcnMarking final : public SwitchFeature {
  public:
   // Thresholds per egress port, scaled to its rate (EcnConfig::for_port).
   RedEcnMarking(const SwitchView& sw, uint64_t* marks_counter);
+  uint32_t hooks() const override { return kOnDequeue; }
   void on_dequeue(const SwitchView& sw, Packet& p, PortId port) override;
 
  private:

@@ -97,6 +97,7 @@ class PacketStateLayout {
   };
   const std::vector<Entry>& entries() const { return entries_; }
   void freeze() { frozen_ = true; }
+  bool frozen() const { return frozen_; }
 
   static constexpr uint32_t kAlign = 8;
 
@@ -123,7 +124,7 @@ class PacketStateStore {
 
   // Packet `idx` was just allocated: its state starts zeroed.
   void reset(uint32_t idx) {
-    if (!layout_frozen_) freeze();
+    if (!layout_.frozen()) freeze();
     const uint32_t stride = layout_.stride();
     if (stride == 0) return;
     while ((idx >> kChunkBits) >= chunks_.size())
@@ -151,7 +152,6 @@ class PacketStateStore {
   // fields in the packet itself may still be declared).
   void freeze() {
     layout_.freeze();
-    layout_frozen_ = true;
     words_per_slot_ = layout_.stride() / PacketStateLayout::kAlign;
   }
 
@@ -161,7 +161,6 @@ class PacketStateStore {
   }
 
   PacketStateLayout layout_;
-  bool layout_frozen_ = false;
   size_t words_per_slot_ = 0;
   std::vector<std::unique_ptr<uint64_t[]>> chunks_;
 };

@@ -4,6 +4,7 @@
 // run in the order installed; each sees the switch only through a SwitchView.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -14,7 +15,11 @@ namespace rocelab {
 
 class SwitchFeature {
  public:
+  // The hooks a feature uses: the switch calls only those, so a feature that marks at
+  // dequeue costs nothing on receive and enqueue.
+  enum Hook : uint32_t { kOnReceive = 1, kOnEnqueue = 2, kOnDequeue = 4 };
   virtual ~SwitchFeature() = default;
+  virtual uint32_t hooks() const { return kOnReceive | kOnEnqueue | kOnDequeue; }
   // A packet (of any type) arrived; runs before routing.
   virtual void on_receive(const SwitchView& /*sw*/, Packet& /*p*/, PortId /*in_port*/) {}
   // A data packet was admitted to egress `port` and is about to be queued.

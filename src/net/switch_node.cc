@@ -22,6 +22,15 @@ void Switch::finalize() {
   }
 }
 
+void Switch::add_feature(std::unique_ptr<SwitchFeature> feature) {
+  if (!feature) return;
+  const uint32_t hooks = feature->hooks();
+  if (hooks & SwitchFeature::kOnReceive) on_receive_.push_back(feature.get());
+  if (hooks & SwitchFeature::kOnEnqueue) on_enqueue_.push_back(feature.get());
+  if (hooks & SwitchFeature::kOnDequeue) on_dequeue_.push_back(feature.get());
+  features_.push_back(std::move(feature));
+}
+
 size_t Switch::ecmp_index(const Packet& p, std::span<const PortId> hops) const {
   const size_t n = hops.size();
   if (!ns3_hash_ ||
@@ -69,7 +78,7 @@ void Switch::receive(PacketId pkt, PortId in_port) {
     ctx_.free_packet(pkt);
     return;
   }
-  for (auto& f : features_) f->on_receive(view_, p, in_port);
+  for (SwitchFeature* f : on_receive_) f->on_receive(view_, p, in_port);
   if (lb_ && lb_->on_receive(view_, p, in_port)) return;
   forward(pkt, in_port);
 }
@@ -89,7 +98,7 @@ void Switch::forward(PacketId pkt, PortId in_port) {
     ctx_.free_packet(pkt);
     return;
   }
-  for (auto& f : features_) f->on_enqueue(view_, p, out);
+  for (SwitchFeature* f : on_enqueue_) f->on_enqueue(view_, p, out);
   egress.enqueue(pkt, fc_->classify(egress, p));
 }
 
@@ -98,7 +107,7 @@ void Switch::on_dequeue(PortId port, PacketId pkt) {
   if (!port_of(port).queued_as_data(p)) return;
   fc_->on_dequeue(port, p);
   if (p.type != PacketType::kData) return;
-  for (auto& f : features_) f->on_dequeue(view_, p, port);
+  for (SwitchFeature* f : on_dequeue_) f->on_dequeue(view_, p, port);
   if (lb_) lb_->on_dequeue(view_, p, port);
 }
 

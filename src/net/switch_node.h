@@ -24,9 +24,7 @@ class Switch final : public Node {
   // Called once all ports are connected and routing is built.
   void finalize();
   void set_flow_control(std::unique_ptr<FlowControl> fc) { fc_ = std::move(fc); }
-  void add_feature(std::unique_ptr<SwitchFeature> feature) {
-    if (feature) features_.push_back(std::move(feature));
-  }
+  void add_feature(std::unique_ptr<SwitchFeature> feature);
   void set_load_balancer(std::unique_ptr<LoadBalancer> lb) { lb_ = std::move(lb); }
   LoadBalancer* load_balancer() { return lb_.get(); }
   const FlowControl& flow_control() const { return *fc_; }
@@ -54,6 +52,8 @@ class Switch final : public Node {
   SwitchView view_;
   std::unique_ptr<FlowControl> fc_;
   std::vector<std::unique_ptr<SwitchFeature>> features_;
+  // The features using each hook, in pipeline order.
+  std::vector<SwitchFeature*> on_receive_, on_enqueue_, on_dequeue_;
   std::unique_ptr<LoadBalancer> lb_;
   uint64_t ecmp_seed_;
   bool ns3_hash_ = false;

@@ -17,8 +17,9 @@ std::unique_ptr<CongestionControl> make_cc(const ExperimentSpec& spec) {
   return entry->factory()->build();
 }
 
-// The network's flow control and scheduler, when the spec names them.
-NetworkConfig network_config(const ExperimentSpec& spec) {
+}  // namespace
+
+NetworkConfig resolved_network(const ExperimentSpec& spec) {
   NetworkConfig n = spec.network;
   if (!spec.fc.empty()) {
     const auto* entry = fc_registry().find(spec.fc);
@@ -34,6 +35,7 @@ NetworkConfig network_config(const ExperimentSpec& spec) {
   return n;
 }
 
+namespace {
 std::shared_ptr<const LbConfig> lb_config(const ExperimentSpec& spec) {
   if (spec.lb_config) return spec.lb_config;
   const auto* entry = lb_registry().find(spec.lb);
@@ -46,7 +48,7 @@ Experiment::Experiment(const ExperimentSpec& spec) : Experiment(spec, make_cc(sp
 
 Experiment::Experiment(const ExperimentSpec& spec, std::unique_ptr<CongestionControl> cc)
     : spec_(spec) {
-  spec_.network = network_config(spec);
+  spec_.network = resolved_network(spec);
   net_ = std::make_unique<Network>(sim_, spec_.topology, spec_.network);
   const std::shared_ptr<const LbConfig> lb = lb_config(spec_);
   install_switch_features();

@@ -42,6 +42,10 @@ struct RunStats {
   bool all_finished = false;
 };
 
+// The spec's network configuration with the flow control and scheduler it names filled in
+// (pfc.enabled follows the flow control's lossless()). Throws for unknown names.
+NetworkConfig resolved_network(const ExperimentSpec& spec);
+
 class Experiment {
  public:
   // Throws std::invalid_argument for unknown scheme names or bad flows.

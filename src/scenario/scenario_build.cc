@@ -1,5 +1,4 @@
 #include "scenario/scenario_build.h"
-#include "fc/fc_registry.h"
 
 #include <algorithm>
 #include <bit>
@@ -48,7 +47,7 @@ std::vector<FlowSpec> generate(const WorkloadConfig& w, size_t index, const Topo
 // With PFC on, each switch reserves headroom per ingress port and lossless class; the
 // shared buffer is what is left, and it must be positive.
 void check_buffer_covers_headroom(const ExperimentSpec& spec) {
-  const SwitchConfig& sc = spec.network.switch_config;
+  const SwitchConfig sc = resolved_network(spec).switch_config;
   if (!sc.pfc.enabled) return;
   const int classes = std::popcount(sc.pfc.lossless_priorities & 0xffu);
   std::vector<int64_t> reserved(spec.topology.nodes.size(), 0);
@@ -172,8 +171,6 @@ ExperimentSpec build_unlocated(ScenarioConfig& c) {
   spec.fc = c.fc;
   spec.scheduler = c.scheduler;
   spec.switch_features = c.switch_features;
-  const auto* fc = fc_registry().find(c.fc);
-  spec.network.switch_config.pfc.enabled = fc && fc->factory()->lossless();
   spec.network.wire = c.wire;
   spec.network.seed = static_cast<uint64_t>(c.seed);
   spec.transport = c.transport;

@@ -22,8 +22,7 @@ class SprayPath final : public HostPathPolicy {
   }
   void on_send(FlowId, Packet& p) override {
     p.sport = static_cast<uint16_t>(49152 + rng_.below(16384));
-    p.flow_hash = static_cast<uint32_t>(
-        mix64((uint64_t{p.src.index()} << 40) ^ (uint64_t{p.dst.index()} << 16) ^ p.sport));
+    p.flow_hash = roce_flow_hash(p.src, p.dst, p.sport);
   }
 
  private:

@@ -46,8 +46,7 @@ FlowId RdmaTransport::add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time
   // Source port from the flow id, as the ns-3 simulators give each QP its own port.
   s.sport = sport.value_or(static_cast<uint16_t>(10000 + f.index() % 50000));
   s.dport = dport.value_or(4791);
-  s.flow_hash = static_cast<uint32_t>(
-      mix64((uint64_t{src.index()} << 40) ^ (uint64_t{dst.index()} << 16) ^ s.sport));
+  s.flow_hash = roce_flow_hash(src, dst, s.sport);
   // Base RTT: one MTU data frame there and one ACK back on the default path, with
   // store-and-forward serialization at every hop, minus the NIC's own serialization of the
   // data frame (counted in the wire bytes / line rate term of the ideal FCT).

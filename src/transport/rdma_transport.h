@@ -15,6 +15,7 @@
 
 #include "net/host_node.h"
 #include "net/network.h"
+#include "sim/random.h"
 #include "transport/congestion_control.h"
 #include "transport/host_path.h"
 #include "transport/packet_bitmap.h"
@@ -36,6 +37,13 @@ struct FlowRecord {
   bool finished() const { return finish != Time::never(); }
   Delta fct() const { return finish - start; }
 };
+
+// The flow hash a NIC gives a packet of (src, dst, source port): what ECMP and flowlet
+// tables hash, computed once per flow (or per packet by a path policy that varies sport).
+inline uint32_t roce_flow_hash(NodeId src, NodeId dst, uint16_t sport) {
+  return static_cast<uint32_t>(
+      mix64((uint64_t{src.index()} << 40) ^ (uint64_t{dst.index()} << 16) ^ sport));
+}
 
 struct TransportCounters {
   uint64_t data_packets_sent = 0;
