@@ -138,7 +138,10 @@ void EgressPort::start_transmission(PacketId pkt) {
   ++tx_seq_;
   ++counters_.tx_packets;
   counters_.tx_bytes += p.wire_bytes;
-  if (p.type == PacketType::kData) counters_.tx_data_bytes += p.wire_bytes;
+  if (p.type == PacketType::kData) {
+    counters_.tx_data_bytes += p.wire_bytes;
+    ++counters_.tx_data_packets;
+  }
   // The frame's arrival is known now; the ring keeps one delivery event pending.
   const Time arrival = busy_until_ + delay_;
   if (in_flight_.empty()) sim_.schedule(arrival, handler_, kDeliver);

@@ -26,6 +26,7 @@ struct PortCounters {
   uint64_t tx_packets = 0;
   uint64_t tx_bytes = 0;           // wire bytes, all frames
   uint64_t tx_data_bytes = 0;      // wire bytes of data frames
+  uint64_t tx_data_packets = 0;    // data frames (summed over ports: data-packet hops)
   uint64_t pause_frames_sent = 0;  // XOFF frames this port sent (it pauses its peer)
   uint64_t resume_frames_sent = 0;
   uint64_t times_paused = 0;  // XOFF frames received (this port was paused)
