@@ -23,7 +23,15 @@ struct FakeQueues {
   std::vector<Ring<PacketId>> q;
   std::vector<uint8_t> paused;
   Pool<Packet> pool;
+  uint32_t nonempty_mask = 0, paused_mask = 0;  // what a port keeps for its first 32 queues
   explicit FakeQueues(size_t n) : q(n), paused(n, 0) {}
+  void sync_masks() {
+    nonempty_mask = paused_mask = 0;
+    for (size_t i = 0; i < q.size() && i < 32; ++i) {
+      nonempty_mask |= static_cast<uint32_t>(!q[i].empty()) << i;
+      paused_mask |= static_cast<uint32_t>(paused[i] != 0) << i;
+    }
+  }
   void push(size_t queue, std::initializer_list<uint32_t> sizes) {
     for (uint32_t bytes : sizes) {
       const PacketId id(pool.alloc());
@@ -33,9 +41,9 @@ struct FakeQueues {
   }
   // Runs the scheduler until it finds nothing; returns the queues served, in order.
   std::vector<size_t> drain(EgressScheduler& s) {
-    const QueueState state(q, paused, pool);
+    const QueueState state(q, paused, pool, nonempty_mask, paused_mask);
     std::vector<size_t> order;
-    for (size_t pick; (pick = s.pick(state)) != EgressScheduler::kNone;) {
+    for (size_t pick; (sync_masks(), pick = s.pick(state)) != EgressScheduler::kNone;) {
       const PacketId id = q[pick].pop_front();
       s.on_sent(pick, pool[id.index()].wire_bytes, q[pick].empty());
       pool.release(id.index());
@@ -61,6 +69,15 @@ TEST(Scheduler, DrrSkipsAPausedQueue) {
   for (size_t i = 0; i < 3; ++i) fq.push(i, {1000, 1000});
   fq.paused[1] = 1;
   EXPECT_EQ(fq.drain(drr), (std::vector<size_t>{0, 2, 0, 2}));
+}
+
+TEST(Scheduler, DrrWithMoreQueuesThanReadyBitsVisitsEachQueue) {
+  // 40 queues: beyond the port's 32 ready bits DRR walks the queues one visit at a time.
+  DrrScheduler drr(40, 1000);
+  FakeQueues fq(40);
+  for (size_t i : {0, 5, 33, 39}) fq.push(i, {1000, 1000});
+  fq.paused[5] = 1;
+  EXPECT_EQ(fq.drain(drr), (std::vector<size_t>{0, 33, 39, 0, 33, 39}));
 }
 
 TEST(Scheduler, StrictPriorityServesTheHighestReadyQueueFirst) {

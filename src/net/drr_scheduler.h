@@ -20,6 +20,7 @@ class DrrScheduler final : public EgressScheduler {
   void on_sent(size_t queue, uint32_t bytes, bool queue_now_empty) override;
 
  private:
+  size_t pick_by_mask(const QueueState& queues);
   void advance() {
     rr_ = rr_ + 1 == deficit_.size() ? 0 : rr_ + 1;
     fresh_ = true;

@@ -15,7 +15,7 @@ EgressPort::EgressPort(Simulator& sim, Pool<Packet>& pool, Node& owner, PortId i
       queue_bytes_(num_queues, 0),
       scheduler_(std::move(scheduler)),
       paused_(num_queues, 0),
-      queue_state_(data_queues_, paused_, pool),
+      queue_state_(data_queues_, paused_, pool, nonempty_mask_, paused_mask_),
       pulls_(owner.kind() == NodeKind::kHost) {}
 
 EgressPort::~EgressPort() = default;
@@ -43,6 +43,7 @@ void EgressPort::enqueue(PacketId pkt, size_t q) {
     control_queue_.push_back(pkt);
   } else {
     data_queues_[q].push_back(pkt);
+    if (q < 32) nonempty_mask_ |= 1u << q;
     queue_bytes_[q] += p.wire_bytes;
     data_bytes_total_ += p.wire_bytes;
     scheduler_->on_enqueue(q);
@@ -85,7 +86,9 @@ PacketId EgressPort::pick_data() {
   const uint32_t size = pool_[pkt.index()].wire_bytes;
   queue_bytes_[q] -= size;
   data_bytes_total_ -= size;
-  scheduler_->on_sent(q, size, data_queues_[q].empty());
+  const bool now_empty = data_queues_[q].empty();
+  if (now_empty && q < 32) nonempty_mask_ &= ~(1u << q);
+  scheduler_->on_sent(q, size, now_empty);
   return pkt;
 }
 
@@ -147,15 +150,29 @@ void EgressPort::start_transmission(PacketId pkt) {
   if (in_flight_.empty()) sim_.schedule(arrival, handler_, kDeliver);
   in_flight_.push_back(InFlight{arrival, pkt});
   // An end-of-frame event only when something may be sent next: queued frames, or a host
-  // that pulls its next packet. Otherwise the next enqueue or kick finds the port idle.
+  // with data to pull. Otherwise the next enqueue or kick finds the port idle.
   tx_done_pending_ = false;
-  if (pulls_ || !pause_queue_.empty() || !control_queue_.empty() || data_bytes_total_ > 0)
+  tx_done_reserved_ = false;
+  if (!pause_queue_.empty() || !control_queue_.empty() || data_bytes_total_ > 0) {
     schedule_tx_done();
+  } else if (pulls_) {
+    // A host asks at every frame's end whether it has data; when it has none, the event
+    // keeps the place in the order it would have had, and is queued only if a kick comes
+    // before the frame ends. (A host that only sends ACKs saves an event per ACK.)
+    tx_done_seq_ = sim_.reserve_seq();
+    tx_done_reserved_ = true;
+    if (owner_.may_pull(index_)) schedule_tx_done();
+  }
 }
 
 void EgressPort::schedule_tx_done() {
   tx_done_pending_ = true;
-  sim_.schedule(busy_until_, handler_, kTxDone, tx_seq_);
+  if (tx_done_reserved_) {
+    tx_done_reserved_ = false;
+    sim_.schedule_reserved(busy_until_, tx_done_seq_, handler_, kTxDone, tx_seq_);
+  } else {
+    sim_.schedule(busy_until_, handler_, kTxDone, tx_seq_);
+  }
 }
 
 void EgressPort::on_event(uint32_t kind, uint64_t arg) {

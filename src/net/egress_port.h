@@ -133,6 +133,7 @@ class EgressPort final : public EventHandler {
   std::vector<uint8_t> paused_;
   QueueState queue_state_;  // the scheduler's view of the two above
   uint32_t paused_mask_ = 0;
+  uint32_t nonempty_mask_ = 0;  // bit q: data queue q holds packets (first 32 queues)
   size_t paused_count_ = 0;
   Time paused_since_;
   int64_t data_bytes_total_ = 0;
@@ -141,6 +142,8 @@ class EgressPort final : public EventHandler {
   bool busy_ = false;
   bool choosing_ = false;
   bool tx_done_pending_ = false;
+  bool tx_done_reserved_ = false;  // tx_done_seq_ holds the end-of-frame event's place
+  uint64_t tx_done_seq_ = 0;
   Time busy_until_;
   uint64_t tx_seq_ = 0;
   Ring<InFlight> in_flight_;

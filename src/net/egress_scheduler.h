@@ -21,11 +21,19 @@ namespace rocelab {
 class QueueState {
  public:
   QueueState(const std::vector<Ring<PacketId>>& queues, const std::vector<uint8_t>& paused,
-             const Pool<Packet>& pool)
-      : queues_(&queues), paused_(&paused), pool_(&pool) {}
+             const Pool<Packet>& pool, const uint32_t& nonempty_mask, const uint32_t& paused_mask)
+      : queues_(&queues),
+        paused_(&paused),
+        pool_(&pool),
+        nonempty_mask_(&nonempty_mask),
+        paused_mask_(&paused_mask) {}
   size_t num_queues() const { return queues_->size(); }
   // Holds a packet and is not paused.
   bool ready(size_t q) const { return !(*queues_)[q].empty() && !(*paused_)[q]; }
+  // Bit q set: queue q is ready; exact for ports of at most kMaskQueues queues.
+  static constexpr size_t kMaskQueues = 32;
+  bool has_ready_mask() const { return num_queues() <= kMaskQueues; }
+  uint32_t ready_mask() const { return *nonempty_mask_ & ~*paused_mask_; }
   // Wire bytes of the head packet of a ready queue.
   uint32_t head_bytes(size_t q) const { return (*pool_)[(*queues_)[q].front().index()].wire_bytes; }
 
@@ -33,6 +41,8 @@ class QueueState {
   const std::vector<Ring<PacketId>>* queues_;
   const std::vector<uint8_t>* paused_;
   const Pool<Packet>* pool_;
+  const uint32_t* nonempty_mask_;
+  const uint32_t* paused_mask_;
 };
 
 class EgressScheduler {

@@ -18,6 +18,9 @@ class HostAgent {
   virtual void on_host_receive(NodeId host, PacketId pkt) = 0;
   // The NIC port is idle: the next data packet to send, or invalid (see Node::pull).
   virtual PacketId pull_data(NodeId host, const EgressPort& port, Time* next_ready) = 0;
+  // False when pull_data would return nothing and no wake-up time until something outside
+  // (a flow start, an ACK, a rate change) kicks the NIC.
+  virtual bool has_data(NodeId /*host*/) const { return true; }
 };
 
 class Host final : public Node {
@@ -33,6 +36,7 @@ class Host final : public Node {
   PacketId pull(PortId port, Time* next_ready) override {
     return agent_ ? agent_->pull_data(id_, *ports_[port.index()], next_ready) : PacketId::invalid();
   }
+  bool may_pull(PortId) const override { return agent_ && agent_->has_data(id_); }
 
  private:
   HostAgent* agent_ = nullptr;

@@ -42,6 +42,9 @@ class Node {
   // Returns an invalid id when nothing is ready; then *next_ready is when to ask again
   // (Time::never() when only an outside event can make data ready).
   virtual PacketId pull(PortId port, Time* next_ready) = 0;
+  // Whether pull may return something before an outside event says so: false lets a port
+  // skip asking at the end of each frame (a host that only sends ACKs).
+  virtual bool may_pull(PortId /*port*/) const { return false; }
 
  protected:
   NetContext& ctx_;

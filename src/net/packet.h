@@ -25,7 +25,7 @@ constexpr bool is_control(PacketType t) {
   return t != PacketType::kData;
 }
 
-struct Packet {
+struct alignas(64) Packet {
   PacketType type = PacketType::kData;
   Priority priority = 0;  // 802.1p class of the data; control frames use the control queue
   bool ecn_capable = true;

@@ -62,6 +62,7 @@ void Routing::build(const TopologySpec& topo, const std::vector<std::vector<Port
         }
       }
       table_[static_cast<size_t>(u) * ne + e] = r;
+      add_peer_ranks(adjacency[u], r);
     }
   }
   for (uint32_t a : edges_)
@@ -69,6 +70,26 @@ void Routing::build(const TopologySpec& topo, const std::vector<std::vector<Port
       if (dist_[edge_index_[b] * nodes_ + a] == kNone)
         throw std::invalid_argument("edge switches '" + topo.nodes[a].name + "' and '" +
                                     topo.nodes[b].name + "' are not connected");
+}
+
+// For each rank r among a range's candidates: the first candidate with exactly r peers of
+// lower node id below it, or r itself when parallel links leave that rank to nobody.
+void Routing::add_peer_ranks(const std::vector<PortPeer>& ports_of_node, Range r) {
+  const size_t n = r.count;
+  by_peer_rank_.resize(ports_.size());
+  auto peer = [&](size_t i) { return ports_of_node[ports_[r.offset + i].index()].node; };
+  for (size_t rank = 0; rank < n; ++rank) {
+    size_t pick = rank;
+    for (size_t i = 0; i < n; ++i) {
+      size_t below = 0;
+      for (size_t j = 0; j < n; ++j) below += peer(j) < peer(i);
+      if (below == rank) {
+        pick = i;
+        break;
+      }
+    }
+    by_peer_rank_[r.offset + rank] = static_cast<uint16_t>(pick);
+  }
 }
 
 uint32_t Routing::edge_distance(uint32_t src_edge, uint32_t dst_edge) const {

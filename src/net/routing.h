@@ -37,6 +37,14 @@ class Routing {
     const Range r = table_[static_cast<size_t>(node) * edges_.size() + edge_index_[dst_edge]];
     return {ports_.data() + r.offset, r.count};
   }
+  // The ns-3 forks' ECMP pick among `hops` (a span next_hops returned): the candidate
+  // whose peer node has rank `rank` by node id, as their BFS-ordered tables list it
+  // (precomputed; see Switch::ecmp_index). SIZE_MAX when `hops` is not from this table.
+  size_t candidate_by_peer_rank(std::span<const PortId> hops, size_t rank) const {
+    if (hops.data() < ports_.data() || hops.data() >= ports_.data() + ports_.size())
+      return SIZE_MAX;
+    return by_peer_rank_[static_cast<size_t>(hops.data() - ports_.data()) + rank];
+  }
   // Switch hops between two edge switches (0 when equal).
   uint32_t edge_distance(uint32_t src_edge, uint32_t dst_edge) const;
   // Number of distinct shortest paths between two edge switches.
@@ -54,13 +62,15 @@ class Routing {
     uint32_t offset = 0;
     uint32_t count = 0;
   };
+  void add_peer_ranks(const std::vector<PortPeer>& ports_of_node, Range r);
   std::vector<uint32_t> edges_;
   std::vector<uint32_t> edge_index_;
   std::vector<uint32_t> host_edge_;
   std::vector<PortId> host_port_;
   std::vector<Range> table_;
   std::vector<PortId> ports_;
-  std::vector<uint32_t> dist_;  // [edge_index * nodes + node] hops to that edge switch
+  std::vector<uint16_t> by_peer_rank_;  // parallel to ports_: see candidate_by_peer_rank
+  std::vector<uint32_t> dist_;          // [edge_index * nodes + node] hops to that edge switch
   const std::vector<std::vector<PortPeer>>* adjacency_ = nullptr;
   size_t nodes_ = 0;
 };

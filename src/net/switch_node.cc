@@ -44,6 +44,8 @@ size_t Switch::ecmp_index(const Packet& p, std::span<const PortId> hops) const {
   // them, which is neighbour node-id order in leaf-spines and fat-trees.
   // The candidate whose peer has rank h % n among them (n is a handful of ports).
   const size_t rank = h % n;
+  const size_t precomputed = ctx_.routing.candidate_by_peer_rank(hops, rank);
+  if (precomputed != SIZE_MAX) return precomputed;
   for (size_t i = 0; i < n; ++i) {
     const uint32_t peer = peer_node_[hops[i].index()];
     size_t below = 0;

@@ -121,9 +121,11 @@ class EventQueue {
     for (const Entry& e : from) smallest = e.key < smallest ? e.key : smallest;
     last_ = smallest;
     nonempty_[b >> 6] &= ~(uint64_t{1} << (b & 63));
-    spare_.swap(from);
-    for (const Entry& e : spare_) file(e);
-    spare_.clear();
+    // Each key lands in a bucket below b, so `from` is not appended to while read. (Not
+    // swapped with a spare: buckets keep their own capacity, and nothing is reallocated
+    // once each has reached its working size.)
+    for (const Entry& e : from) file(e);
+    from.clear();
   }
   // A key below last_: top_time() moved last_ up to the smallest key, and then an earlier
   // event was pushed (a caller scheduling between run_until calls). File everything again

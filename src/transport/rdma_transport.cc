@@ -215,6 +215,7 @@ void RdmaTransport::on_event(uint32_t kind, uint64_t arg) {
   } else {
     s.snd_nxt = s.snd_una;
   }
+  count_unsent(s);
   cc_->on_timeout(f);
   sim().arm(s.rto, sim().now() + cfg_.rto, handler_, kRto, f.index());
   kick(f);
@@ -229,6 +230,7 @@ void RdmaTransport::start_flow(FlowId f) {
     return;
   }
   hosts_[s.src.index()].active.push_back(f);
+  count_unsent(s);
   cc_->on_flow_start(f);
   sim().arm(s.rto, sim().now() + cfg_.rto, handler_, kRto, f.index());
   kick(f);
@@ -237,6 +239,7 @@ void RdmaTransport::start_flow(FlowId f) {
 void RdmaTransport::finish_flow(FlowId f) {
   Sender& s = flows_[f.index()];
   s.finished = true;
+  count_unsent(s);
   sim().cancel(s.rto);
   auto& active = hosts_[s.src.index()].active;
   const auto it = std::find(active.begin(), active.end(), f);
@@ -313,6 +316,7 @@ PacketId RdmaTransport::pull_data(NodeId host, const EgressPort& port, Time* nex
       s.rtx_next = seq + payload;  // a selective-repeat hole
     }
     s.high_sent = std::max(s.high_sent, seq + payload);
+    count_unsent(s);
     s.next_send =
         now + (s.rate_bps == port.rate_bps() ? port.tx_time(p.wire_bytes)
                                              : serialization_delay(p.wire_bytes, s.rate_bps));
@@ -460,6 +464,7 @@ bool RdmaTransport::advance_una(FlowId f, uint64_t ack_seq, const Packet& ack) {
     s.sacked.advance_to(s.snd_una / ctx_.wire.mtu_payload_bytes);
     if (s.in_recovery && s.snd_una >= s.recovery_point) s.in_recovery = false;
   }
+  count_unsent(s);
   ev.rtt = sim().now() - ack.sent_time;
   ev.ack = &ack;
   cc_->on_ack(f, ev);
@@ -492,6 +497,7 @@ void RdmaTransport::on_nak(PacketId pkt) {
   // Go-back-N from the NAKed sequence; a stale NAK (below what is acked since) must not
   // rewind past snd_una.
   s.snd_nxt = std::max(p.seq, s.snd_una);
+  count_unsent(s);
   cc_->on_nak(f, p);
   if (p.cnp_flag) cc_->on_cnp(f, p);
   kick(f);
@@ -511,6 +517,7 @@ void RdmaTransport::on_selective_nak(FlowId f, const Packet& nak) {
     s.in_recovery = true;
     s.recovery_point = s.high_sent;
     s.rtx_next = s.snd_una;
+    count_unsent(s);
     cc_->on_nak(f, nak);
   }
   kick(f);

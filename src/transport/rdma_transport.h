@@ -122,6 +122,7 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   // HostAgent
   void on_host_receive(NodeId host, PacketId pkt) override;
   PacketId pull_data(NodeId host, const EgressPort& port, Time* next_ready) override;
+  bool has_data(NodeId host) const override { return hosts_[host.index()].with_unsent > 0; }
   // EventHandler
   void on_event(uint32_t kind, uint64_t arg) override;
 
@@ -165,6 +166,7 @@ class RdmaTransport final : public HostAgent, public EventHandler {
     bool start_queued = false;  // its start event is in the simulator's queue
     bool finished = false;
     bool hold = false;
+    bool counted_unsent = false;  // counted in its host's with_unsent
   };
   struct Receiver {
     uint64_t rcv_nxt = 0;
@@ -177,6 +179,9 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   struct HostQueues {
     std::vector<FlowId> active;
     size_t rr = 0;
+    // Active flows with bytes not sent yet or holes to resend: while none, the NIC need not
+    // ask for data at the end of each frame (every change that adds some kicks it).
+    uint32_t with_unsent = 0;
   };
 
   // The start cursor: the earliest flow not started yet, and taking it off.
@@ -200,6 +205,13 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   void send_control(const Packet& data, PacketType type, uint64_t seq, uint64_t sack_seq = 0);
   bool advance_una(FlowId f, uint64_t ack_seq, const Packet& ack);
   void kick(FlowId f) { net_.host(flows_[f.index()].src).nic().kick(); }
+  void count_unsent(Sender& s) {
+    const bool unsent = s.started && !s.finished && (s.snd_nxt < s.size || s.in_recovery);
+    if (unsent == s.counted_unsent) return;
+    s.counted_unsent = unsent;
+    uint32_t& n = hosts_[s.src.index()].with_unsent;
+    n = unsent ? n + 1 : n - 1;
+  }
 
   Network& net_;
   NetContext& ctx_;
