@@ -52,6 +52,12 @@ Network::Network(Simulator& sim, const TopologySpec& topo, const NetworkConfig& 
     adjacency_[l.b].push_back(PortPeer{l.a, pb, pa});
   }
   ctx_->routing.build(topo_, adjacency_);
+  // Most events fall within a link delay plus a frame of now: the event list's wheel should
+  // reach that far, with room.
+  Delta longest_hop;
+  for (const LinkSpec& l : topo.links)
+    longest_hop = std::max(longest_hop, l.delay + serialization_delay(quantum, l.rate_bps));
+  sim.set_event_horizon(longest_hop * 2);
   for (NodeId s : switches_) {
     Switch& sw = switch_at(s);
     sw.finalize();

@@ -60,6 +60,10 @@ class Simulator {
   bool timer_fired(TimerSlot& slot, uint64_t arg, uint32_t target, uint32_t kind);
   static uint32_t timer_key(uint64_t arg) { return static_cast<uint32_t>(arg); }
 
+  // Sizes the event list's timing wheel to hold events up to `horizon` ahead of now (later
+  // ones wait in its heap). A tuning knob only: the order of events never depends on it.
+  void set_event_horizon(Delta horizon);
+
   // Runs events with time <= until (or until stop() or no events are left).
   void run_until(Time until);
   void stop() { stop_requested_ = true; }

@@ -1,0 +1,104 @@
+#include "sim/event_queue.h"
+
+namespace rocelab {
+
+void EventQueue::link(size_t slot, const EventEntry& e) {
+  uint32_t n;
+  if (!free_nodes_.empty()) {
+    n = free_nodes_.back();
+    free_nodes_.pop_back();
+  } else {
+    n = static_cast<uint32_t>(nodes_.size());
+    nodes_.emplace_back();
+  }
+  nodes_[n] = Node{e, head_[slot]};
+  head_[slot] = n;
+  ++chain_[slot];
+  busy_[slot >> 6] |= uint64_t{1} << (slot & 63);
+  busy_words_ |= uint64_t{1} << (slot >> 6);
+  ++wheel_size_;
+}
+
+// The first busy slot at or after the cursor's, going round once: every event in the wheel
+// lies within one lap of the cursor, so this is the earliest slot.
+size_t EventQueue::first_busy_slot() const {
+  const size_t from = cursor_ & (kSlots - 1);
+  size_t w = from >> 6;
+  const uint64_t here = busy_[w] & (~uint64_t{0} << (from & 63));
+  if (here) return w * 64 + static_cast<size_t>(std::countr_zero(here));
+  const uint64_t later = w + 1 < 64 ? busy_words_ & (~uint64_t{0} << (w + 1)) : 0;
+  // Past the end, the lap continues from slot 0 up to (and into) the cursor's word.
+  w = static_cast<size_t>(std::countr_zero(later ? later : busy_words_));
+  return w * 64 + static_cast<size_t>(std::countr_zero(busy_[w]));
+}
+
+EventKey EventQueue::front_key() {
+  if (wheel_size_ > 0 && !front_known_) {
+    const size_t slot = first_busy_slot();
+    uint32_t best = head_[slot], best_prev = kNil;
+    for (uint32_t prev = best, n = nodes_[best].next; n != kNil; prev = n, n = nodes_[n].next) {
+      if (nodes_[n].entry.key < nodes_[best].entry.key) {
+        best = n;
+        best_prev = prev;
+      }
+    }
+    front_slot_ = slot;
+    front_node_ = best;
+    front_prev_ = best_prev;
+  }
+  if (wheel_size_ == 0) {
+    front_in_wheel_ = false;
+  } else if (far_.empty()) {
+    front_in_wheel_ = true;
+  } else {
+    front_in_wheel_ = nodes_[front_node_].entry.key < far_.top().key;
+  }
+  front_known_ = true;
+  return front_in_wheel_ ? nodes_[front_node_].entry.key : far_.top().key;
+}
+
+Event EventQueue::pop() {
+  if (!front_known_) front_key();
+  front_known_ = false;
+  EventEntry e;
+  if (front_in_wheel_) {
+    const size_t slot = front_slot_;
+    const uint32_t n = front_node_;
+    e = nodes_[n].entry;
+    if (front_prev_ == kNil) {
+      head_[slot] = nodes_[n].next;
+    } else {
+      nodes_[front_prev_].next = nodes_[n].next;
+    }
+    free_nodes_.push_back(n);
+    --wheel_size_;
+    if (--chain_[slot] == 0) {
+      busy_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
+      if (busy_[slot >> 6] == 0) busy_words_ &= ~(uint64_t{1} << (slot >> 6));
+    }
+  } else {
+    e = far_.pop();
+  }
+  // Nothing left in the wheel is earlier than the event taken.
+  cursor_ = static_cast<uint64_t>(event_key_time(e.key)) >> width_log2_;
+  return e.event();
+}
+
+void EventQueue::set_slot_width_log2(int width_log2) {
+  for (size_t slot = 0; slot < kSlots; ++slot) {
+    for (uint32_t n = head_[slot]; n != kNil; n = nodes_[n].next) {
+      far_.push(nodes_[n].entry);
+      free_nodes_.push_back(n);
+    }
+    head_[slot] = kNil;
+    chain_[slot] = 0;
+  }
+  busy_ = {};
+  busy_words_ = 0;
+  wheel_size_ = 0;
+  front_known_ = false;
+  width_log2_ = width_log2;
+  cursor_ = 0;
+}
+
+}  // namespace rocelab
