@@ -23,6 +23,7 @@
 
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <functional>
@@ -269,6 +270,51 @@ double per(double a, double b) {
   return b > 0 ? a / b : 0;
 }
 
+// Set by SIGINT/SIGTERM (e.g. from `timeout`): a run in chunks stops at the next chunk and
+// still reports how far it got.
+volatile std::sig_atomic_t g_interrupted = 0;
+extern "C" void on_interrupt(int) {
+  g_interrupted = 1;
+}
+
+// The run in chunks of simulated time, with a progress line on stderr every `progress_s`
+// wall seconds; the same events in the same order as one exp.run(limit) call.
+RunStats run_with_progress(Experiment& exp, Time limit, double progress_s, bool* interrupted) {
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
+  auto last_print = t0;
+  const uint64_t events0 = exp.sim().events_processed();
+  Delta chunk = Delta::from_us(10);
+  RunStats st;
+  for (;;) {
+    const auto c0 = Clock::now();
+    st = exp.run(std::min(limit, exp.sim().now() + chunk));
+    if (st.all_finished || exp.sim().now() >= limit || exp.sim().pending_events() == 0) break;
+    if (g_interrupted) {
+      *interrupted = true;
+      break;
+    }
+    // About 0.1 s of wall time per chunk: the checks cost nothing next to it.
+    const double chunk_wall_s = std::chrono::duration<double>(Clock::now() - c0).count();
+    if (chunk_wall_s < 0.05 && chunk < Delta::from_ms(100)) chunk = chunk * 2;
+    if (chunk_wall_s > 0.2 && chunk > Delta::from_ns(100)) chunk = chunk / 2;
+    if (std::chrono::duration<double>(Clock::now() - last_print).count() >= progress_s) {
+      last_print = Clock::now();
+      std::fprintf(
+          stderr, "progress: %.1f s wall, %.3f ms simulated, %llu of %zu flows done, %llu events\n",
+          std::chrono::duration<double>(last_print - t0).count(), exp.sim().now().us() / 1000,
+          static_cast<unsigned long long>(exp.transport().counters().flows_finished),
+          exp.transport().flow_count(),
+          static_cast<unsigned long long>(exp.sim().events_processed() - events0));
+    }
+  }
+  st.events = exp.sim().events_processed() - events0;
+  st.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  return st;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -291,6 +337,10 @@ int main(int argc, char** argv) {
   app.add_option("--preset", o.preset, "preset (none, conweave-ns3, hpcc-ns3)");
   app.add_option("--flows", o.max_flows, "million-flows: how many flows")->capture_default_str();
   app.add_option("--json", json_path, "also write the numbers to this JSON file");
+  double progress_s = 0;
+  app.add_option("--progress-s", progress_s,
+                 "run in chunks, a progress line every this many wall seconds; SIGINT or "
+                 "SIGTERM then ends the run early and still reports");
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -309,7 +359,10 @@ int main(int argc, char** argv) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_t0).count();
     const double setup_rss_mb = current_rss_mb();
 
-    const RunStats st = exp.run(setup.limit);
+    bool interrupted = false;
+    const RunStats st = progress_s > 0
+                            ? run_with_progress(exp, setup.limit, progress_s, &interrupted)
+                            : exp.run(setup.limit);
 
     const double rss_mb = peak_rss_mb();
     const auto& tc = exp.transport().counters();
@@ -328,7 +381,9 @@ int main(int argc, char** argv) {
                setup.load, setup.arrival_ms, o.seed.value_or(1));
     fmt::print("flows         : {}, {} finished by {:.3f} ms simulated{}\n", flow_count,
                tc.flows_finished, st.sim_end.us() / 1000,
-               st.all_finished ? "" : " (NOT all finished)");
+               st.all_finished ? ""
+               : interrupted   ? " (INTERRUPTED)"
+                               : " (NOT all finished)");
     fmt::print("setup         : {:.3f} s, RSS after setup {:.1f} MB\n", setup_wall_s, setup_rss_mb);
     fmt::print("wall time     : {:.3f} s\n", st.wall_s);
     fmt::print("events        : {}\n", st.events);
@@ -362,6 +417,7 @@ int main(int argc, char** argv) {
       j["flows"] = flow_count;
       j["flows_finished"] = tc.flows_finished;
       j["all_finished"] = st.all_finished;
+      j["interrupted"] = interrupted;
       j["sim_end_ms"] = st.sim_end.us() / 1000;
       j["setup_wall_s"] = setup_wall_s;
       j["rss_after_setup_mb"] = setup_rss_mb;
