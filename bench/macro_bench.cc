@@ -183,14 +183,6 @@ CaseSetup million_flows(const Overrides& o) {
   constexpr double kFlowBytes = 4000;  // AliStorage2019's smallest size (23% of its flows)
   ScenarioConfig sc = scenario_base(o, "conweave-ns3");
   conweave_leaf_spine(sc);
-  const double load = o.load.value_or(0.25);
-  // Unless given, the arrival window is the one in which the hosts start max_flows flows
-  // at this load on average, plus 1% so that a Poisson draw nearly surely reaches the count
-  // (its standard deviation is sqrt(1e6) = 0.1%); the flows beyond it are dropped.
-  const double hosts = 128, host_rate_bps = 100e9;
-  const double flows_per_s = hosts * load * host_rate_bps / (8 * kFlowBytes);
-  const double arrival_ms =
-      o.arrival_ms.value_or(1.01 * static_cast<double>(o.max_flows) / flows_per_s * 1e3);
   // build_experiment wants a workload that makes flows; the scenario's own (a placeholder
   // flow) is replaced below by the fixed-size ones, which need no CDF file.
   WorkloadConfig placeholder;
@@ -201,8 +193,7 @@ CaseSetup million_flows(const Overrides& o) {
   CaseSetup c;
   c.spec = build_experiment(sc);
   c.preset = sc.preset;
-  c.load = load;
-  c.arrival_ms = arrival_ms;
+  c.load = o.load.value_or(0.25);
   if (o.sim_ms) c.limit = after_ms(*o.sim_ms);
 
   const FlowSizeCdf cdf = o.cdf ? FlowSizeCdf::load(resolve_cdf(*o.cdf))
@@ -211,12 +202,18 @@ CaseSetup million_flows(const Overrides& o) {
   PoissonParams pp;
   for (uint32_t h : c.spec.topology.hosts()) {
     pp.hosts.push_back(h);
-    pp.host_rack.push_back(h / 16);
+    pp.host_rack.push_back(h / sc.topology.leaf_spine.hosts_per_leaf);
   }
-  pp.host_rate_bps = gbps(100);
-  pp.load = load;
+  pp.host_rate_bps = sc.topology.leaf_spine.host_rate_bps;
+  pp.load = c.load;
+  // Unless given, the arrival window is the one in which the hosts start max_flows flows
+  // at this load on average, plus 1% so that a Poisson draw nearly surely reaches the count
+  // (its standard deviation is sqrt(1e6) = 0.1%); the flows beyond it are dropped.
+  const double flows_per_s = static_cast<double>(pp.hosts.size()) * c.load *
+                             static_cast<double>(pp.host_rate_bps) / (8 * cdf.mean_bytes());
+  c.arrival_ms = o.arrival_ms.value_or(1.01 * static_cast<double>(o.max_flows) / flows_per_s * 1e3);
   pp.start = Time::zero();
-  pp.stop = after_ms(arrival_ms);
+  pp.stop = after_ms(c.arrival_ms);
   RandomStream rng(static_cast<uint64_t>(sc.seed), "workload:million-flows");
   c.spec.flows = generate_poisson(pp, cdf, rng);
   if (c.spec.flows.size() > o.max_flows) c.spec.flows.resize(o.max_flows);
