@@ -34,6 +34,7 @@ class FlbRateControl final : public CongestionControl, public EventHandler {
  public:
   explicit FlbRateControl(const FlbRcConfig& cfg) : cfg_(cfg) {}
   void attach(RdmaTransport& transport) override;
+  void reserve_flows(size_t n) override { state_.reserve(n); }
   void on_flow_start(FlowId f) override;
   void on_control(FlowId f, const Packet& p) override;
   void on_flow_finish(FlowId f) override;

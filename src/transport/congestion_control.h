@@ -30,6 +30,8 @@ class CongestionControl {
   virtual ~CongestionControl() = default;
   // Called once, before any flow starts.
   virtual void attach(RdmaTransport& transport) { transport_ = &transport; }
+  // `n` flows will exist: size per-flow state once instead of growing it flow by flow.
+  virtual void reserve_flows(size_t /*n*/) {}
   virtual void on_flow_start(FlowId) {}
   virtual void on_packet_sent(FlowId, const Packet&) {}
   virtual void on_ack(FlowId, const AckEvent&) {}

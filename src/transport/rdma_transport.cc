@@ -162,6 +162,14 @@ void RdmaTransport::on_start_event(FlowId f) {
   start_flow(f);
 }
 
+void RdmaTransport::reserve_flows(size_t n) {
+  flows_.reserve(n);
+  receivers_.reserve(n);
+  records_.reserve(n);
+  starts_.reserve(n);
+  cc_->reserve_flows(n);
+}
+
 size_t RdmaTransport::active_flows() const {
   size_t n = 0;
   for (const auto& h : hosts_) n += h.active.size();

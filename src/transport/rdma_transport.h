@@ -73,6 +73,9 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   // start before now.
   FlowId add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time start, uint16_t tag = 0,
                   std::optional<uint16_t> sport = {}, std::optional<uint16_t> dport = {});
+  // `n` flows in all will be added: per-flow state is sized once (a million flows would
+  // otherwise pass through every doubling of every per-flow vector).
+  void reserve_flows(size_t n);
   // Called once per finished flow (not on the per-packet path).
   void set_on_finish(std::function<void(const FlowRecord&)> cb) { on_finish_ = std::move(cb); }
 
