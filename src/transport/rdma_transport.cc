@@ -285,8 +285,8 @@ PacketId RdmaTransport::pull_data(NodeId host, const EgressPort& port, Time* nex
   Time earliest = Time::never();
   // The RESUME kicks us. A NIC with fewer queues carries the class in its last queue.
   if (port.paused(port.queue_of_priority(cfg_.data_priority))) return PacketId::invalid();
-  for (size_t i = 0; i < n; ++i) {
-    const size_t idx = (hq.rr + i) % n;
+  size_t idx = n ? hq.rr % n : 0;  // round robin from where the last packet left off
+  for (size_t i = 0; i < n; ++i, idx = idx + 1 == n ? 0 : idx + 1) {
     const FlowId f = hq.active[idx];
     Sender& s = flows_[f.index()];
     uint64_t seq = 0;
@@ -295,7 +295,7 @@ PacketId RdmaTransport::pull_data(NodeId host, const EgressPort& port, Time* nex
       earliest = std::min(earliest, s.next_send);
       continue;
     }
-    hq.rr = (idx + 1) % n;
+    hq.rr = idx + 1 == n ? 0 : idx + 1;
 
     const PacketId id = ctx_.alloc_packet();
     Packet& p = ctx_.pkt(id);
