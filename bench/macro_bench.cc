@@ -253,16 +253,6 @@ double current_rss_mb() {
   return static_cast<double>(resident_pages) * static_cast<double>(sysconf(_SC_PAGESIZE)) / 1048576;
 }
 
-uint64_t data_packet_hops(Network& net) {
-  uint64_t hops = 0;
-  for (size_t n = 0; n < net.node_count(); ++n) {
-    const Node& node = net.node(NodeId(static_cast<uint32_t>(n)));
-    for (size_t p = 0; p < node.port_count(); ++p)
-      hops += node.port(PortId(static_cast<uint16_t>(p))).counters().tx_data_packets;
-  }
-  return hops;
-}
-
 double per(double a, double b) {
   return b > 0 ? a / b : 0;
 }
@@ -364,7 +354,7 @@ int main(int argc, char** argv) {
     const double rss_mb = peak_rss_mb();
     const auto& tc = exp.transport().counters();
     const auto& nc = exp.network().counters();
-    const uint64_t hops = data_packet_hops(exp.network());
+    const uint64_t hops = exp.network().data_packet_hops();
     std::vector<FctSample> samples;
     for (const FlowRecord& r : exp.transport().records())
       if (r.finished()) samples.push_back({r.size_bytes, r.fct().us(), r.ideal_fct.us()});

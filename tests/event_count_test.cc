@@ -58,21 +58,11 @@ ScenarioConfig counted_scenario() {
   return c;
 }
 
-uint64_t data_packet_hops(Network& net) {
-  uint64_t hops = 0;
-  for (size_t n = 0; n < net.node_count(); ++n) {
-    const Node& node = net.node(NodeId(static_cast<uint32_t>(n)));
-    for (size_t p = 0; p < node.port_count(); ++p)
-      hops += node.port(PortId(static_cast<uint16_t>(p))).counters().tx_data_packets;
-  }
-  return hops;
-}
-
 TEST(EventCount, EventsPerDataPacketHopStayWithinTodaysCount) {
   ScenarioConfig c = counted_scenario();
   Experiment exp(build_experiment(c));
   const RunStats st = test::run_checked(exp);
-  const uint64_t hops = data_packet_hops(exp.network());
+  const uint64_t hops = exp.network().data_packet_hops();
   const double events_per_hop = static_cast<double>(st.events) / static_cast<double>(hops);
   RecordProperty("events", std::to_string(st.events));
   RecordProperty("data_packet_hops", std::to_string(hops));

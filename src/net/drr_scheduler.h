@@ -20,7 +20,8 @@ class DrrScheduler final : public EgressScheduler {
   void on_sent(size_t queue, uint32_t bytes, bool queue_now_empty) override;
 
  private:
-  size_t pick_by_mask(const QueueState& queues);
+  template <class Ready>
+  size_t walk(const QueueState& queues, Ready ready);
   void advance() {
     rr_ = rr_ + 1 == deficit_.size() ? 0 : rr_ + 1;
     fresh_ = true;

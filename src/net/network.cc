@@ -98,6 +98,14 @@ std::vector<std::pair<BitsPerSec, Delta>> Network::route_links(NodeId a, NodeId 
   return links;
 }
 
+uint64_t Network::data_packet_hops() const {
+  uint64_t hops = 0;
+  for (const auto& node : nodes_)
+    for (size_t p = 0; p < node->port_count(); ++p)
+      hops += node->port(PortId(static_cast<uint16_t>(p))).counters().tx_data_packets;
+  return hops;
+}
+
 Delta Network::one_way_delay(NodeId a, NodeId b, uint32_t wire_bytes) const {
   Delta total;
   for (const auto& [rate, delay] : route_links(a, b))

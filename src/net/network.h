@@ -41,6 +41,8 @@ class Network {
   Pool<Packet>& pool() { return pool_; }
 
   size_t node_count() const { return nodes_.size(); }
+  // Data frames sent by all ports so far: the data-packet hops simulated.
+  uint64_t data_packet_hops() const;
   Node& node(NodeId id) { return *nodes_[id.index()]; }
   const Node& node(NodeId id) const { return *nodes_[id.index()]; }
   Host& host(NodeId id) { return static_cast<Host&>(*nodes_[id.index()]); }
