@@ -72,24 +72,25 @@ void Routing::build(const TopologySpec& topo, const std::vector<std::vector<Port
                                     topo.nodes[b].name + "' are not connected");
 }
 
-// For each rank r among a range's candidates: the first candidate with exactly r peers of
-// lower node id below it, or r itself when parallel links leave that rank to nobody.
-void Routing::add_peer_ranks(const std::vector<PortPeer>& ports_of_node, Range r) {
-  const size_t n = r.count;
-  by_peer_rank_.resize(ports_.size());
-  auto peer = [&](size_t i) { return ports_of_node[ports_[r.offset + i].index()].node; };
-  for (size_t rank = 0; rank < n; ++rank) {
-    size_t pick = rank;
-    for (size_t i = 0; i < n; ++i) {
-      size_t below = 0;
-      for (size_t j = 0; j < n; ++j) below += peer(j) < peer(i);
-      if (below == rank) {
-        pick = i;
-        break;
-      }
-    }
-    by_peer_rank_[r.offset + rank] = static_cast<uint16_t>(pick);
+// The first candidate with exactly `rank` peers of lower node id below it, or `rank`
+// itself when parallel links leave that rank to nobody (n is a handful of ports).
+size_t Routing::pick_by_peer_rank(const std::vector<PortPeer>& ports_of_node,
+                                  std::span<const PortId> hops, size_t rank) {
+  auto peer = [&](size_t i) { return ports_of_node[hops[i].index()].node; };
+  for (size_t i = 0; i < hops.size(); ++i) {
+    size_t below = 0;
+    for (size_t j = 0; j < hops.size(); ++j) below += peer(j) < peer(i);
+    if (below == rank) return i;
   }
+  return rank;
+}
+
+void Routing::add_peer_ranks(const std::vector<PortPeer>& ports_of_node, Range r) {
+  by_peer_rank_.resize(ports_.size());
+  const std::span<const PortId> hops(ports_.data() + r.offset, r.count);
+  for (size_t rank = 0; rank < r.count; ++rank)
+    by_peer_rank_[r.offset + rank] =
+        static_cast<uint16_t>(pick_by_peer_rank(ports_of_node, hops, rank));
 }
 
 uint32_t Routing::edge_distance(uint32_t src_edge, uint32_t dst_edge) const {

@@ -37,13 +37,13 @@ class Routing {
     const Range r = table_[static_cast<size_t>(node) * edges_.size() + edge_index_[dst_edge]];
     return {ports_.data() + r.offset, r.count};
   }
-  // The ns-3 forks' ECMP pick among `hops` (a span next_hops returned): the candidate
-  // whose peer node has rank `rank` by node id, as their BFS-ordered tables list it
-  // (precomputed; see Switch::ecmp_index). SIZE_MAX when `hops` is not from this table.
-  size_t candidate_by_peer_rank(std::span<const PortId> hops, size_t rank) const {
-    if (hops.data() < ports_.data() || hops.data() >= ports_.data() + ports_.size())
-      return SIZE_MAX;
-    return by_peer_rank_[static_cast<size_t>(hops.data() - ports_.data()) + rank];
+  // The ns-3 forks' ECMP pick among next hops `hops` of `node`: the candidate whose peer
+  // node has rank `rank` by node id, as their BFS-ordered tables list it (see
+  // Switch::ecmp_index). Precomputed for the spans next_hops returns; worked out for others.
+  size_t candidate_by_peer_rank(uint32_t node, std::span<const PortId> hops, size_t rank) const {
+    if (hops.data() >= ports_.data() && hops.data() < ports_.data() + ports_.size())
+      return by_peer_rank_[static_cast<size_t>(hops.data() - ports_.data()) + rank];
+    return pick_by_peer_rank((*adjacency_)[node], hops, rank);
   }
   // Switch hops between two edge switches (0 when equal).
   uint32_t edge_distance(uint32_t src_edge, uint32_t dst_edge) const;
@@ -62,6 +62,8 @@ class Routing {
     uint32_t offset = 0;
     uint32_t count = 0;
   };
+  static size_t pick_by_peer_rank(const std::vector<PortPeer>& ports_of_node,
+                                  std::span<const PortId> hops, size_t rank);
   void add_peer_ranks(const std::vector<PortPeer>& ports_of_node, Range r);
   std::vector<uint32_t> edges_;
   std::vector<uint32_t> edge_index_;

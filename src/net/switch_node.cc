@@ -16,7 +16,6 @@ Switch::Switch(NetContext& ctx, NodeId id, const NodeSpec& spec, const SwitchCon
 
 void Switch::finalize() {
   for (auto& port : ports_) {
-    peer_node_.push_back(port->peer()->id().index());
     port->set_acks_in_data_queues(cfg_.ack_queue == "data");
     port->set_pause_ahead_of_control(cfg_.pfc.pause_ahead_of_control);
   }
@@ -42,17 +41,8 @@ size_t Switch::ecmp_index(const Packet& p, std::span<const PortId> hops) const {
                                    reply ? p.sport : p.dport, id_.index());
   // Their routing table lists next hops in the order their BFS from the destination found
   // them, which is neighbour node-id order in leaf-spines and fat-trees.
-  // The candidate whose peer has rank h % n among them (n is a handful of ports).
-  const size_t rank = h % n;
-  const size_t precomputed = ctx_.routing.candidate_by_peer_rank(hops, rank);
-  if (precomputed != SIZE_MAX) return precomputed;
-  for (size_t i = 0; i < n; ++i) {
-    const uint32_t peer = peer_node_[hops[i].index()];
-    size_t below = 0;
-    for (size_t j = 0; j < n; ++j) below += peer_node_[hops[j].index()] < peer;
-    if (below == rank) return i;
-  }
-  return rank;
+  // The candidate whose peer has rank h % n among them.
+  return ctx_.routing.candidate_by_peer_rank(id_.index(), hops, h % n);
 }
 
 PortId Switch::route(Packet& p) {

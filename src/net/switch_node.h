@@ -57,7 +57,6 @@ class Switch final : public Node {
   std::unique_ptr<LoadBalancer> lb_;
   uint64_t ecmp_seed_;
   bool ns3_hash_ = false;
-  std::vector<uint32_t> peer_node_;  // node id at the far end of each port
 };
 
 }  // namespace rocelab
