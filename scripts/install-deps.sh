@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs rocelab's build dependencies from Debian packages when any is missing.
-#   --plots  also python3-matplotlib (the reproduction plots)
+#   --plots  also python3-matplotlib (`rocelab plot` and `report` figures)
 set -euo pipefail
 packages=(g++ cmake ninja-build libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
-          libgtest-dev libbenchmark-dev python3)
+          libgtest-dev libbenchmark-dev python3 libopenmpi-dev openmpi-bin)
 [ "${1:-}" = "--plots" ] && packages+=(python3-matplotlib)
 missing=()
 for p in "${packages[@]}"; do

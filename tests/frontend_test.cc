@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "cli_util.h"
 #include "scenario/presets.h"
 #include "scenario/runner.h"
 #include "scenario/scenario_build.h"
@@ -26,34 +27,9 @@ namespace {
 namespace fs = std::filesystem;
 const std::string kTests = std::string(ROCELAB_SOURCE_DIR) + "/tests/scenarios";
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-fs::path temp_dir(const std::string& name) {
-  const fs::path d =
-      fs::temp_directory_path() / ("rocelab_test_" + name + "_" + std::to_string(getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
-
-int run_cli(const std::string& args, std::string* output = nullptr,
-            const std::string& prefix = "") {
-  // One file per call and process: ctest runs tests of this binary in parallel.
-  static int calls = 0;
-  const fs::path out = fs::temp_directory_path() / ("rocelab_cli_" + std::to_string(getpid()) +
-                                                    "_" + std::to_string(calls++) + ".txt");
-  const std::string cmd =
-      prefix + std::string(ROCELAB_CLI) + " " + args + " > " + out.string() + " 2>&1";
-  const int status = std::system(cmd.c_str());
-  if (output) *output = slurp(out.string());
-  fs::remove(out);
-  return WEXITSTATUS(status);
-}
+using test::run_cli;
+using test::slurp;
+using test::temp_dir;
 
 TEST(Units, ParseAndFormatExactly) {
   std::string why;

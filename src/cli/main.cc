@@ -10,6 +10,8 @@
 #include <thread>
 
 #include "cc/cc_registry.h"
+#include "cli/plot_cmd.h"
+#include "cli/sweep_cmd.h"
 #include "fc/fc_registry.h"
 #include "lb/lb_registry.h"
 #include "scenario/ns3_format.h"
@@ -29,7 +31,7 @@ using namespace rocelab;
 namespace {
 
 std::atomic<bool> g_interrupted{false};
-extern "C" void on_sigint(int) {
+extern "C" void on_signal(int) {
   g_interrupted.store(true);
 }
 
@@ -150,6 +152,24 @@ int main(int argc, char** argv) {
   cmp->add_option("--schemes", schemes, "LB+CC[+FC],... e.g. ecmp+dcqcn,letflow+none")->required();
   cmp->add_option("--jobs,-j", jobs, "runs in parallel (default: all cores)");
 
+  auto* swp = app.add_subcommand("sweep", "run a grid of parameters x schemes x seeds");
+  std::string sweep_file;
+  bool force = false;
+  swp->add_option("sweep", sweep_file, "sweep YAML file (docs/sweep.md)")->required();
+  swp->add_option("--out,-o", out_dir, "results directory (default runs/<sweep file name>)");
+  swp->add_option("--jobs,-j", jobs,
+                  "runs at once in this process (default: all cores; 1 per rank under mpirun)");
+  swp->add_flag("--quiet,-q", quiet, "no progress output");
+  swp->add_flag("--force", force, "rerun finished runs too");
+
+  std::string plot_dir, plot_out;
+  auto* plt = app.add_subcommand("plot", "figures of a run, compare or sweep directory");
+  plt->add_option("dir", plot_dir, "a run, compare or sweep directory")->required();
+  plt->add_option("--out,-o", plot_out, "where the figures go (default DIR/plots)");
+  auto* rep = app.add_subcommand("report", "a Markdown and HTML page of a sweep or compare");
+  rep->add_option("dir", plot_dir, "a sweep, compare or run directory")->required();
+  rep->add_option("--out,-o", plot_out, "where report.md/.html go (default DIR)");
+
   auto* val = app.add_subcommand("validate", "check a scenario without running it");
   val->add_option("scenario", scenario, "scenario YAML file")->required();
   val->add_option("--set", sets, "override a parameter: dotted.key=value (repeatable)");
@@ -168,10 +188,28 @@ int main(int argc, char** argv) {
   imp->add_option("-o,--out", import_out, "scenario file to write")->required();
 
   CLI11_PARSE(app, argc, argv);
-  std::signal(SIGINT, on_sigint);
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
 
   try {
     if (lst->parsed()) return cmd_list();
+    if (plt->parsed()) return run_plot_script("plot", plot_dir, plot_out);
+    if (rep->parsed()) return run_plot_script("report", plot_dir, plot_out);
+    if (swp->parsed()) {
+      const Sweep sweep = load_sweep(sweep_file);
+      SweepOptions o;
+      o.out_dir =
+          out_dir.empty() ? "runs/" + std::filesystem::path(sweep_file).stem().string() : out_dir;
+      o.quiet = quiet;
+      o.force = force;
+      o.interrupted = &g_interrupted;
+      if (launched_by_mpi()) {
+        o.jobs = swp->count("--jobs") ? jobs : 1;
+        return run_sweep_mpi(sweep, o, &argc, &argv);
+      }
+      o.jobs = jobs;
+      return run_sweep_local(sweep, o);
+    }
     if (imp->parsed()) return cmd_import(topo_file, flows_file, format, preset, import_out);
     if (par->parsed()) {
       ScenarioConfig c = scenario.empty() ? ScenarioConfig{} : load(scenario, {}, std::nullopt);

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <sstream>
@@ -40,6 +42,22 @@ std::string broken_invariant(Experiment& exp, bool interrupted) {
   return broken.empty() ? "ok" : broken;
 }
 
+// One line, rewritten in place: simulated time, flows finished, speed, time left.
+void print_progress(const std::string& label, Experiment& exp, Time end, double elapsed_s) {
+  const auto& tc = exp.transport().counters();
+  const size_t flows = exp.transport().flow_count();
+  // The fraction done: of the simulated time when the run has an end, else of the flows.
+  const double frac = end != Time::never() ? exp.sim().now().seconds() / end.seconds()
+                                           : static_cast<double>(tc.flows_finished) /
+                                                 static_cast<double>(std::max<size_t>(1, flows));
+  const std::string eta = frac > 0 ? fmt::format("{:.0f} s", elapsed_s * (1 - frac) / frac) : "-";
+  std::fprintf(stderr, "\r\033[K%ssimulated %.3f ms, flows %llu/%zu, %.2f M events/s, ETA %s",
+               label.c_str(), exp.sim().now().seconds() * 1e3,
+               static_cast<unsigned long long>(tc.flows_finished), flows,
+               static_cast<double>(exp.sim().events_processed()) / elapsed_s / 1e6, eta.c_str());
+  std::fflush(stderr);
+}
+
 }  // namespace
 
 nlohmann::json run_scenario(ScenarioConfig& c, const RunOptions& o) {
@@ -54,6 +72,8 @@ nlohmann::json run_scenario(ScenarioConfig& c, const RunOptions& o) {
   const auto t0 = Clock::now();
   auto last_print = t0;
   bool printed = false;
+  // About once a second, on a terminal only: a log file gets the final line alone.
+  const bool show_progress = !o.quiet && ::isatty(2);
   Delta chunk = Delta::from_us(10);
   bool interrupted = false;
   for (;;) {
@@ -71,22 +91,9 @@ nlohmann::json run_scenario(ScenarioConfig& c, const RunOptions& o) {
     const double w = seconds_since(c0);
     if (w < 0.05 && chunk < Delta::from_ms(100)) chunk = chunk * 2;
     if (w > 0.2 && chunk > Delta::from_ns(100)) chunk = chunk / 2;
-    if (!o.quiet && seconds_since(last_print) > 2.0) {
+    if (show_progress && seconds_since(last_print) >= 1.0) {
       last_print = Clock::now();
-      const double elapsed = seconds_since(t0);
-      const double now_ms = exp.sim().now().seconds() * 1e3;
-      double frac;
-      if (end != Time::never()) {
-        frac = exp.sim().now().seconds() / end.seconds();
-      } else {
-        frac = static_cast<double>(exp.transport().counters().flows_finished) /
-               static_cast<double>(std::max<size_t>(1, exp.transport().flow_count()));
-      }
-      const double eta = frac > 0 ? elapsed * (1 - frac) / frac : 0;
-      std::fprintf(stderr, "\r%ssimulated %.3f ms (%.0f%%), %.2f M events/s, ETA %.0f s   ",
-                   o.label.c_str(), now_ms, 100 * frac,
-                   static_cast<double>(exp.sim().events_processed()) / elapsed / 1e6, eta);
-      std::fflush(stderr);
+      print_progress(o.label, exp, end, seconds_since(t0));
       printed = true;
     }
   }
@@ -159,7 +166,7 @@ std::vector<std::pair<std::string, std::string>> headline_values(const nlohmann:
                         "complete"})
     if (s.contains(k)) out.emplace_back(k, num(s[k]));
   for (const char* b : {"small", "medium", "large"})
-    for (const char* k : {"afct_us", "p99_fct_us", "mean_slowdown", "p99_slowdown"})
+    for (const char* k : {"flows", "afct_us", "p99_fct_us", "mean_slowdown", "p99_slowdown"})
       out.emplace_back(fmt::format("by_size.{}.{}", b, k), num(s["by_size"][b][k]));
   for (const char* l : {"edge", "aggregation", "core"})
     out.emplace_back(fmt::format("pfc_pause_rate_per_s_by_layer.{}", l),

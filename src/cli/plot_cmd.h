@@ -1,0 +1,12 @@
+// `rocelab plot` and `rocelab report`: the embedded script src/cli/rocelab_plot.py, run with
+// Debian's python3 (and python3-matplotlib for the figures).
+#pragma once
+
+#include <string>
+
+namespace rocelab {
+
+// mode: "plot" or "report". Returns the script's exit status.
+int run_plot_script(const std::string& mode, const std::string& dir, const std::string& out);
+
+}  // namespace rocelab

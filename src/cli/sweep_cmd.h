@@ -1,0 +1,60 @@
+// `rocelab sweep`: runs a sweep on local threads, or across MPI ranks when started by mpirun.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "scenario/sweep.h"
+
+namespace rocelab {
+
+struct SweepOptions {
+  std::string out_dir;
+  unsigned jobs = 1;  // runs at once in this process
+  bool quiet = false;
+  bool force = false;  // rerun finished points too
+  const std::atomic<bool>* interrupted = nullptr;
+};
+
+// Hands out the runs still to do and collects outcomes; thread-safe. Prints progress.
+class SweepDriver {
+ public:
+  SweepDriver(const Sweep& sweep, const SweepOptions& options);
+  std::optional<size_t> next();
+  void record(size_t run_index, RunOutcome outcome);
+  // Runs `jobs` local worker threads until nothing is left; `poll` is called about every
+  // 10 ms from the calling thread meanwhile (it serves MPI ranks on the root), and the
+  // driver waits while it returns true.
+  void run_local(unsigned jobs, const std::function<bool()>& poll);
+  void print_progress(bool final);
+  // Writes runs.csv, sweep.csv, sweep.json; prints failures; the exit status.
+  int finish();
+
+  const Sweep& sweep() const { return sweep_; }
+  const SweepOptions& options() const { return options_; }
+
+ private:
+  void worker();
+
+  const Sweep& sweep_;
+  SweepOptions options_;
+  std::mutex mutex_;
+  std::vector<RunOutcome> outcomes_;
+  std::vector<size_t> pending_;
+  size_t next_pending_ = 0;
+  size_t reused_ = 0, done_ = 0, failed_ = 0, interrupted_ = 0, running_ = 0;
+  double started_s_ = 0, last_print_s_ = 0;
+  bool tty_ = false;
+};
+
+int run_sweep_local(const Sweep& sweep, const SweepOptions& options);
+// True when this process was started by mpirun with more than one rank.
+bool launched_by_mpi();
+// Runs the sweep across the MPI ranks; ranks take runs one at a time, as they free up.
+int run_sweep_mpi(const Sweep& sweep, SweepOptions options, int* argc, char*** argv);
+
+}  // namespace rocelab
