@@ -1,6 +1,8 @@
 #!/usr/bin/python3
-"""Plots of the FLB burst experiment (Fig. 2, 3) and the Clos incast (Fig. 4) from the runs
-of scripts/reproduce_flb.sh. Needs Debian's python3-matplotlib.
+"""The FLB paper's own figures from the sweeps of scripts/reproduce_flb.sh: the burst's flows
+and paths over time (Fig. 2, 3; first seed), links paused in the Clos incast (Fig. 4; first
+seed), AFCT against load (Fig. 15) and incast completion (Fig. 16) with 95% intervals over
+seeds. `rocelab report` draws the generic figures of each sweep. Needs python3-matplotlib.
     /usr/bin/python3 scripts/flb_plots.py [runs/flb] [docs/reproduction]"""
 import csv
 import os
@@ -58,37 +60,63 @@ COLORS = {"flb+rc": "tab:red", "flb+dcqcn": "tab:orange", "flb+none": "tab:pink"
           "letflow+dcqcn": "tab:green", "rps+none": "tab:brown", "rps+dcqcn": "tab:purple"}
 
 
-def compare_rows(path):
+def sweep_rows(sweep):
+    path = os.path.join(ROOT, sweep, "sweep.csv")
     if not os.path.exists(path):
-        return {}
+        return []
     with open(path) as f:
-        return {r["scheme"].replace("+pfc", ""): r for r in csv.DictReader(f)}
+        return list(csv.DictReader(f))
+
+
+def first_seed_dir(sweep, scheme, point="base"):
+    """The run directory of the sweep's first finished seed for a scheme at a point."""
+    path = os.path.join(ROOT, sweep, "runs.csv")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        for r in csv.DictReader(f):
+            if r["point"] == point and r["scheme"] == scheme and r["status"] in ("done", "reused"):
+                return os.path.join(ROOT, sweep, r["dir"])
+    return None
+
+
+def band(ax, xs, rows, key, scale, **kw):
+    m = [float(r[key + ".mean"]) * scale for r in rows]
+    c = [float(r[key + ".ci95"] or 0) * scale for r in rows]
+    line, = ax.plot(xs, m, marker="o", markersize=3, **kw)
+    if any(c):
+        ax.fill_between(xs, [a - b for a, b in zip(m, c)], [a + b for a, b in zip(m, c)],
+                        alpha=0.2, color=line.get_color())
 
 
 def fig15():
-    """AFCT against load, one panel per workload, for each transport / load variant."""
-    cdfs = ["fb_webserver", "fb_cachefollower", "fb_hadoop_homa", "datamining_vl2"]
-    variants = [("", "go-back-N, load per host link"), ("sr", "selective repeat, load per host link"),
-                ("fabric", "selective repeat, load on the leaf uplinks")]
-    fig, axes = plt.subplots(len(variants), len(cdfs), figsize=(15, 10))
-    for row, (sub, label) in enumerate(variants):
+    """AFCT against load, one panel per workload, one row per reading of the setup."""
+    cdfs = ["fb_webserver", "fb_cachefollower", "fb_hadoop_homa", "datamining_xpass"]
+    readings = [("fig15_gbn_hostload", "go-back-N, load per host link"),
+                ("fig15_sr_hostload", "selective repeat, load per host link"),
+                ("fig15_sr_fabricload", "selective repeat, load on the leaf uplinks")]
+    readings = [(s, label) for s, label in readings if sweep_rows(s)]
+    if not readings:
+        return
+    fig, axes = plt.subplots(len(readings), len(cdfs), figsize=(15, 3.4 * len(readings)),
+                             squeeze=False)
+    for row, (sweep, label) in enumerate(readings):
+        rs = sweep_rows(sweep)
         for col, cdf in enumerate(cdfs):
             ax = axes[row][col]
-            base = os.path.join(ROOT, "fig15", sub, cdf) if sub else os.path.join(ROOT, "fig15", cdf)
-            loads = sorted(d for d in os.listdir(base) if os.path.isdir(os.path.join(base, d))) \
-                if os.path.isdir(base) else []
-            by_scheme = defaultdict(lambda: ([], []))
-            for load in loads:
-                for scheme, r in compare_rows(os.path.join(base, load, "compare.csv")).items():
-                    by_scheme[scheme][0].append(float(load))
-                    by_scheme[scheme][1].append(float(r["afct_us"]) / 1000)
-            for scheme, (x, y) in sorted(by_scheme.items()):
-                ax.plot(x, y, marker="o", label=scheme, linewidth=1, color=COLORS.get(scheme))
+            by_scheme = defaultdict(list)
+            for r in rs:
+                if r["workloads.0.cdf"] == cdf and r["afct_us.mean"]:
+                    by_scheme[r["scheme"].replace("+pfc", "")].append(r)
+            for scheme, srs in sorted(by_scheme.items()):
+                srs.sort(key=lambda r: float(r["workloads.0.load"]))
+                band(ax, [float(r["workloads.0.load"]) for r in srs], srs, "afct_us", 1e-3,
+                     label=scheme, linewidth=1, color=COLORS.get(scheme))
             ax.set_title(f"{cdf} ({label})", fontsize=8)
             ax.set_xlabel("load")
             ax.set_ylabel("AFCT (ms)")
             ax.legend(fontsize=6)
-    fig.suptitle("Fig. 15: average FCT on the 10 x 10 leaf-spine")
+    fig.suptitle("Fig. 15: average FCT on the 10 x 10 leaf-spine (mean, 95% CI over seeds)")
     fig.tight_layout()
     fig.savefig(os.path.join(OUT, "flb_fig15_afct.png"), dpi=80)
     print("wrote", os.path.join(OUT, "flb_fig15_afct.png"))
@@ -96,50 +124,58 @@ def fig15():
 
 def fig16():
     """Incast completion time (the last flow's end) against the number of senders."""
-    base = os.path.join(ROOT, "fig16")
-    if not os.path.isdir(base):
+    rs = sweep_rows("fig16_incast")
+    if not rs:
         return
-    ns = sorted((int(d) for d in os.listdir(base) if d.isdigit()))
-    plt.figure(figsize=(6, 4))
-    by_scheme = defaultdict(lambda: ([], []))
-    for sub, suffix in [("", ""), ("recovery1ms", " (1 ms recovery)")]:
-        for n in ns:
-            path = os.path.join(base, sub, str(n), "compare.csv") if sub else os.path.join(base, str(n), "compare.csv")
-            for scheme, r in compare_rows(path).items():
-                by_scheme[scheme + suffix][0].append(n)
-                by_scheme[scheme + suffix][1].append(float(r["sim_time_ns"]) / 1e6)
-    for scheme, (x, y) in sorted(by_scheme.items()):
-        plt.plot(x, y, marker="o", label=scheme, color=COLORS.get(scheme.split(" ")[0]),
-                 linestyle="--" if "recovery" in scheme else "-")
-    plt.axhline(100e6 * 8 / 40e9 * 1082 / 1000 * 1000, color="grey", linestyle=":", label="line rate")
+    def senders(r):
+        lo, hi = r["workloads.0.senders"].replace("h", "").split("..")
+        return int(hi) - int(lo) + 1
+    plt.figure(figsize=(6.5, 4))
+    by_scheme = defaultdict(list)
+    for r in rs:
+        by_scheme[r["scheme"].replace("+pfc", "")].append(r)
+    for scheme, srs in by_scheme.items():
+        srs.sort(key=senders)
+        band(plt.gca(), [senders(r) for r in srs], srs, "sim_time_ns", 1e-6, label=scheme,
+             color=COLORS.get(scheme.split("-")[0]),
+             linestyle="--" if "recovery" in scheme else "-")
+    plt.axhline(100e6 * 8 / 40e9 * 1082 / 1000 * 1000, color="grey", linestyle=":",
+                label="line rate")
     plt.xlabel("senders N")
     plt.ylabel("completion of 100 MB (ms)")
-    plt.title("Fig. 16: incast of 100 MB from N servers")
+    plt.title("Fig. 16: incast of 100 MB from N servers (95% CI over seeds)")
     plt.legend(fontsize=7)
     plt.tight_layout()
     plt.savefig(os.path.join(OUT, "flb_fig16_incast.png"), dpi=90)
     print("wrote", os.path.join(OUT, "flb_fig16_incast.png"))
 
 
+def run_dir_of(scheme):
+    return first_seed_dir("fig2_burst", scheme) or ""
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     fig15()
     fig16()
-    fig2 = os.path.join(ROOT, "fig2")
-    grid("Fig. 2: goodput of f0, f1, f2 (burst to R2 from 40 ms)", "flb_fig2_flows.png",
-         lambda s: {f"f{k}": v for k, v in series(os.path.join(fig2, s, "ts_flow_throughput.csv"),
-                                                   "flow", "goodput_gbps",
-                                                   lambda k, r: int(k) < 3).items()})
-    grid("Fig. 3: throughput of the paths P0-P2 (S0 -> S1, S2, S3)", "flb_fig3_paths.png",
-         lambda s: {f"P{int(k[1]) - 1}": v for k, v in series(
-             os.path.join(fig2, s, "ts_path_throughput.csv"), "next_hop", "throughput_gbps",
-             lambda k, r: r["edge"] == "S0").items()})
+    if os.path.exists(os.path.join(ROOT, "fig2_burst", "runs.csv")):
+        grid("Fig. 2: goodput of f0, f1, f2 (burst to R2 from 40 ms; seed 1)", "flb_fig2_flows.png",
+             lambda s: {f"f{k}": v for k, v in series(
+                 os.path.join(run_dir_of(s), "ts_flow_throughput.csv"), "flow", "goodput_gbps",
+                 lambda k, r: int(k) < 3).items()})
+        grid("Fig. 3: throughput of the paths P0-P2 (S0 -> S1, S2, S3; seed 1)",
+             "flb_fig3_paths.png",
+             lambda s: {f"P{int(k[1]) - 1}": v for k, v in series(
+                 os.path.join(run_dir_of(s), "ts_path_throughput.csv"), "next_hop",
+                 "throughput_gbps", lambda k, r: r["edge"] == "S0").items()})
     # Fig. 4: links paused at least once in each 500 us window.
-    fig4 = os.path.join(ROOT, "fig4")
+    if not os.path.exists(os.path.join(ROOT, "fig4_clos_incast", "runs.csv")):
+        return
     plt.figure(figsize=(7, 4))
     for scheme in ["ecmp+none+pfc", "rps+none+pfc", "rps+dcqcn+pfc", "flb+rc+pfc"]:
-        path = os.path.join(fig4, scheme, "pfc_events.csv")
-        if not os.path.exists(path):
+        run = first_seed_dir("fig4_clos_incast", scheme)
+        path = os.path.join(run or "", "pfc_events.csv")
+        if not run or not os.path.exists(path):
             continue
         windows = defaultdict(set)
         with open(path) as f:
@@ -150,7 +186,7 @@ def main():
         plt.plot(xs, [len(windows.get(w, ())) for w in range(0, 40)], label=scheme.replace("+pfc", ""))
     plt.xlabel("time (ms)")
     plt.ylabel("links paused in the last 0.5 ms")
-    plt.title("Fig. 4: 31-to-1 incast on a 16 x 32 Clos")
+    plt.title("Fig. 4: 31-to-1 incast on a 16 x 32 Clos (seed 1)")
     plt.legend()
     plt.tight_layout()
     plt.savefig(os.path.join(OUT, "flb_fig4_paused_links.png"), dpi=90)

@@ -1,69 +1,242 @@
 #!/usr/bin/env python3
-"""Tables (markdown) from the runs of scripts/reproduce_flb.sh: one per compare.csv under
-runs/flb, plus the per-flow throughput of f0, f1, f2 around the burst for Fig. 2/9/10."""
+"""The FLB reproduction's tables (markdown) from the sweeps of scripts/reproduce_flb.sh:
+    python3 scripts/flb_report.py [runs/flb] > runs/flb/results.md
+Every figure is the mean over the sweep's seeds ± the half-width of its 95% confidence
+interval (Student's t), as rocelab's sweep.csv gives it; per-flow goodput (Fig. 2, 10) is
+computed here from each run's time series, with the same interval."""
 import csv
+import math
 import os
 import sys
 
 ROOT = sys.argv[1] if len(sys.argv) > 1 else "runs/flb"
-COLS = [("flows_completed", "done", "{:.0f}"), ("afct_us", "AFCT (us)", "{:.1f}"),
-        ("p99_fct_us", "p99 FCT (us)", "{:.1f}"), ("by_size.small.p99_slowdown", "p99 sd small", "{:.2f}"),
-        ("pfc_pause_frames", "PAUSE frames", "{:.0f}"), ("paused_links", "paused links", "{:.0f}"),
-        ("fabric_utilization", "fabric util", "{:.3f}"), ("disordered_ratio", "disordered", "{:.4f}"),
-        ("network_reordered_ratio", "net reordered", "{:.4f}"),
-        ("ood_p99_packets", "p99 OOD", "{:.0f}"), ("sim_time_ns", "sim time (ms)", None)]
+T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228]
 
 
-def fmt(key, spec, value):
-    if key == "sim_time_ns":
-        return "{:.2f}".format(float(value) / 1e6)
-    if value is None:
-        return "-"
-    try:
-        return spec.format(float(value))
-    except ValueError:
-        return value
+def mean_ci(xs):
+    xs = [x for x in xs if x is not None]
+    if not xs:
+        return None, None
+    m = sum(xs) / len(xs)
+    if len(xs) < 2:
+        return m, None
+    sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
+    t = T975[len(xs) - 2] if len(xs) - 1 <= len(T975) else 1.96
+    return m, t * sd / math.sqrt(len(xs))
 
 
-def burst_throughput(run_dir):
-    path = os.path.join(run_dir, "ts_flow_throughput.csv")
+def rows(sweep, name="sweep.csv"):
+    path = os.path.join(ROOT, sweep, name)
     if not os.path.exists(path):
         return None
-    pre, during = {0: 0.0, 1: 0.0, 2: 0.0}, {0: 0.0, 1: 0.0, 2: 0.0}
-    with open(path) as f:
-        for row in csv.DictReader(f):
-            flow = int(row["flow"])
-            if flow > 2:
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def num(v):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def fmt(m, c, digits=0, scale=1.0):
+    if m is None:
+        return "-"
+    text = f"{m * scale:,.{digits}f}"
+    if c:
+        text += f" ± {c * scale:,.{digits}f}"
+    return text
+
+
+def cell(r, key, digits=0, scale=1.0):
+    return fmt(num(r.get(key + ".mean")), num(r.get(key + ".ci95")), digits, scale)
+
+
+def short(scheme):
+    return scheme.replace("+pfc", "")
+
+
+def header(title, note=None):
+    print(f"\n### {title}\n")
+    if note:
+        print(note + "\n")
+
+
+def table(head, body):
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for b in body:
+        print("| " + " | ".join(b) + " |")
+    print()
+
+
+def missing(sweep):
+    print(f"_not run yet: `rocelab sweep scenarios/flb/sweeps/{sweep}.yaml`_\n")
+
+
+def seeds_of(rs):
+    n = sorted({r["runs"] for r in rs})
+    return "/".join(n)
+
+
+def per_scheme(sweep, title, cols, note=None):
+    """One row per scheme (single-point sweeps): [(metric key, label, digits, scale)]."""
+    header(title, note)
+    rs = rows(sweep)
+    if not rs:
+        return missing(sweep)
+    table(["scheme"] + [c[1] for c in cols] + ["seeds"],
+          [[short(r["scheme"])] + [cell(r, k, d, s) for k, _, d, s in cols] + [r["runs"]]
+           for r in rs])
+
+
+def by_point(sweep, title, point_cols, metric, digits=0, scale=1.0, note=None):
+    """Points as rows, schemes as columns, one metric."""
+    header(title, note)
+    rs = rows(sweep)
+    if not rs:
+        return missing(sweep)
+    schemes = list(dict.fromkeys(r["scheme"] for r in rs))
+    points = list(dict.fromkeys(tuple(r[c] for c in point_cols) for r in rs))
+    by = {(tuple(r[c] for c in point_cols), r["scheme"]): r for r in rs}
+    body = []
+    for p in points:
+        body.append([", ".join(p)] + [cell(by[(p, s)], metric, digits, scale) if (p, s) in by
+                                      else "-" for s in schemes])
+    table([" / ".join(c.split(".")[-1] for c in point_cols)] + [short(s) for s in schemes], body)
+    print(f"(seeds per cell: {seeds_of(rs)})\n")
+
+
+# ------------------------------------------------------------- per-flow goodput (Fig. 2, 10)
+def flow_goodput(run_dir, flows=(0, 1, 2)):
+    """f0-f2's mean goodput before (30-40 ms), during (40.2 ms to the burst's last flow) and
+    after the burst (the 5 ms after it, while the flow lasts), in Gb/s."""
+    ts = os.path.join(run_dir, "ts_flow_throughput.csv")
+    fl = os.path.join(run_dir, "flows.csv")
+    if not os.path.exists(ts) or not os.path.exists(fl):
+        return None
+    burst_end, ends = 0.0, {}
+    with open(fl, newline="") as f:
+        for r in csv.DictReader(f):
+            finish = num(r["finish_ns"])
+            if finish is None:
                 continue
-            t = float(row["time_ns"]) / 1e6
-            if 30 < t <= 40:
-                pre[flow] += float(row["goodput_gbps"]) / 100
-            elif 40.2 < t <= 47:
-                during[flow] += float(row["goodput_gbps"]) / 68
-    return pre, during
+            if r["tag"] == "burst":
+                burst_end = max(burst_end, finish / 1e6)
+            elif int(r["id"]) in flows:
+                ends[int(r["id"])] = finish / 1e6
+    windows = {"before": (30.0, 40.0), "during": (40.2, max(40.3, burst_end)),
+               "after": (burst_end, burst_end + 5.0)}
+    sums = {(k, w): 0.0 for k in flows for w in windows}
+    with open(ts, newline="") as f:
+        for r in csv.DictReader(f):
+            k = int(r["flow"])
+            if k not in flows:
+                continue
+            t = float(r["time_ns"]) / 1e6
+            for w, (a, b) in windows.items():
+                if a < t <= b:
+                    sums[(k, w)] += float(r["goodput_gbps"])
+    out = {}
+    for k in flows:
+        for w, (a, b) in windows.items():
+            # Time-series rows are 100 us apart; a flow that ended inside the window counts
+            # only while it lasted.
+            end = min(b, ends.get(k, b))
+            span = (end - a) / 0.1
+            out[(k, w)] = sums[(k, w)] / span if span >= 1 else None
+    return out
+
+
+def goodput_table(sweep, title, point_col=None, note=None):
+    header(title, note)
+    rs = rows(sweep, "runs.csv")
+    if not rs:
+        return missing(sweep)
+    groups = {}
+    for r in rs:
+        if r["status"] not in ("done", "reused"):
+            continue
+        key = ((r[point_col],) if point_col else ()) + (r["scheme"],)
+        g = flow_goodput(os.path.join(ROOT, sweep, r["dir"]))
+        if g:
+            groups.setdefault(key, []).append(g)
+    head = ([point_col.split(".")[-1]] if point_col else []) + ["scheme"]
+    head += [f"f{k} {w}" for k in (0, 1, 2) for w in ("before", "during")] + ["f2 after", "seeds"]
+    body = []
+    for key, gs in groups.items():
+        cells = [short(x) for x in key]
+        for k in (0, 1, 2):
+            for w in ("before", "during"):
+                cells.append(fmt(*mean_ci([g[(k, w)] for g in gs]), 1))
+        cells.append(fmt(*mean_ci([g[(2, "after")] for g in gs]), 1))
+        cells.append(str(len(gs)))
+        body.append(cells)
+    table(head, body)
 
 
 def main():
-    for dirpath, _, files in sorted(os.walk(ROOT)):
-        if "compare.csv" not in files:
-            continue
-        rel = os.path.relpath(dirpath, ROOT)
-        print(f"\n#### {rel}\n")
-        with open(os.path.join(dirpath, "compare.csv")) as f:
-            rows = list(csv.DictReader(f))
-        print("| scheme | " + " | ".join(c[1] for c in COLS) + " |")
-        print("|---" * (len(COLS) + 1) + "|")
-        for r in rows:
-            print(f"| {r['scheme']} | " + " | ".join(fmt(k, s, r.get(k)) for k, _, s in COLS) + " |")
-        tp = [(r["scheme"], burst_throughput(os.path.join(dirpath, r["scheme"]))) for r in rows]
-        if any(t for _, t in tp):
-            print("\nGoodput (Gb/s) of f0, f1, f2 before (30-40 ms) and during (40.2-47 ms) the burst:\n")
-            print("| scheme | f0 before | f0 during | f1 before | f1 during | f2 before | f2 during |")
-            print("|---|---|---|---|---|---|---|")
-            for name, t in tp:
-                if t:
-                    pre, dur = t
-                    print(f"| {name} | " + " | ".join(f"{pre[i]:.1f} | {dur[i]:.1f}" for i in range(3)) + " |")
+    print("# FLB reproduction: results\n")
+    print("Generated by `scripts/flb_report.py` from the sweeps of `scripts/reproduce_flb.sh`: "
+          "mean ± 95% confidence half-width over the seeds (Student's t). Each sweep's own "
+          "`report.md` (runs/flb/<sweep>/) has every headline figure and the plots.")
+    pause_cols = [("pfc_pause_frames", "PAUSE frames", 0, 1), ("paused_links", "paused links", 1, 1)]
+    per_scheme("fig2_burst", "Fig. 2, 3: the burst (40 Gb/s testbed)",
+               [("afct_us", "AFCT (us)", 0, 1)] + pause_cols)
+    goodput_table("fig2_burst", "Fig. 2: goodput of f0, f1, f2 (Gb/s)",
+                  note="before = 30-40 ms; during = 40.2 ms to the last burst flow's end; "
+                       "f2 after = the 5 ms after it (line rate here: 37.0).")
+    by_point("fig9_rates", "Fig. 9: PAUSE frames against link speed", ["topology.rate"],
+             "pfc_pause_frames")
+    by_point("fig9_rates", "Fig. 9: paused links against link speed", ["topology.rate"],
+             "paused_links", 1)
+    per_scheme("fig8_websearch", "Fig. 8, 13: Web Search at load 0.6 (testbed)",
+               [("afct_us", "AFCT (us)", 0, 1), ("p99_fct_us", "p99 FCT (us)", 0, 1),
+                ("pfc_pause_frames", "PAUSE frames", 0, 1)])
+    per_scheme("fig8_rc_count", "Fig. 8 sensitivity: how long a flow counts in n (lb.flow_timeout)",
+               [("afct_us", "AFCT (us)", 0, 1), ("p99_fct_us", "p99 FCT (us)", 0, 1),
+                ("pfc_pause_frames", "PAUSE frames", 0, 1)])
+    by_point("fig10_interval", "Fig. 10: AFCT (us) against the burst senders' stagger",
+             ["workloads.1.sender_spacing"], "afct_us")
+    by_point("fig10_interval", "Fig. 10: PAUSE frames against the stagger",
+             ["workloads.1.sender_spacing"], "pfc_pause_frames")
+    goodput_table("fig10_interval", "Fig. 10: goodput of f0, f1, f2 (Gb/s)",
+                  "workloads.1.sender_spacing")
+    for sweep, cols, label in [("fig11_symmetric", ["topology.spines", "transport.recovery"],
+                                "symmetric paths"),
+                               ("fig11_asymmetric", ["case", "transport.recovery"],
+                                "1-4 of 8 paths at 25 Gb/s")]:
+        by_point(sweep, f"Fig. 11 ({label}): packets reordered in the network (%)", cols,
+                 "network_reordered_ratio", 3, 100)
+        by_point(sweep, f"Fig. 11 ({label}): disordered arrivals at the receiver (%)", cols,
+                 "disordered_ratio", 3, 100)
+        by_point(sweep, f"Fig. 11 ({label}): p99 out-of-order degree (packets)", cols,
+                 "ood_p99_packets", 1)
+    by_point("fig12_threshold", "Fig. 12: AFCT (us) against flows per burst sender",
+             ["workloads.1.flows_per_sender"], "afct_us")
+    by_point("fig12_threshold", "Fig. 12: PAUSE frames", ["workloads.1.flows_per_sender"],
+             "pfc_pause_frames")
+    per_scheme("fig4_clos_incast", "Fig. 4: 31-to-1 incast on the 16 x 32 Clos", pause_cols)
+    by_point("fig16_incast", "Fig. 16: completion of the 100 MB incast (ms; line rate 21.6)",
+             ["workloads.0.senders"], "sim_time_ns", 2, 1e-6)
+    by_point("fig16_incast", "Fig. 16: paused links", ["workloads.0.senders"], "paused_links", 1)
+    per_scheme("sec43_delay_expiry",
+               "§4.3 sensitivity: how long a path-delay sample stays usable (Web Server, "
+               "reading C, load 0.6)",
+               [("afct_us", "AFCT (us)", 0, 1), ("p99_fct_us", "p99 FCT (us)", 0, 1),
+                ("network_reordered_ratio", "net reordered (%)", 2, 100),
+                ("pfc_pause_frames", "PAUSE frames", 0, 1)])
+    for sweep, label in [("fig15_gbn_hostload", "A: go-back-N, load per host link"),
+                         ("fig15_sr_hostload", "B: selective repeat, load per host link"),
+                         ("fig15_sr_fabricload", "C: selective repeat, load on the uplinks")]:
+        cols = ["workloads.0.cdf", "workloads.0.load"]
+        by_point(sweep, f"Fig. 15 ({label}): AFCT (us)", cols, "afct_us")
+        by_point(sweep, f"Fig. 14 ({label}): PAUSE frames", cols, "pfc_pause_frames")
+        by_point(sweep, f"§4.3 ({label}): packets reordered in the network (%)", cols,
+                 "network_reordered_ratio", 1, 100)
+    by_point("fig17_fattree", "Fig. 17: the 12-pod fat-tree, AFCT (us)", ["transport.recovery"],
+             "afct_us")
 
 
 if __name__ == "__main__":

@@ -161,6 +161,10 @@ int main(int argc, char** argv) {
                   "runs at once in this process (default: all cores; 1 per rank under mpirun)");
   swp->add_flag("--quiet,-q", quiet, "no progress output");
   swp->add_flag("--force", force, "rerun finished runs too");
+  std::string seeds_override;
+  bool dry_run = false;
+  swp->add_option("--seeds", seeds_override, "replace the file's seeds: 1..5 or 1,2,3");
+  swp->add_flag("--dry-run,-n", dry_run, "check the sweep and list its runs; run nothing");
 
   std::string plot_dir, plot_out;
   auto* plt = app.add_subcommand("plot", "figures of a run, compare or sweep directory");
@@ -196,7 +200,15 @@ int main(int argc, char** argv) {
     if (plt->parsed()) return run_plot_script("plot", plot_dir, plot_out);
     if (rep->parsed()) return run_plot_script("report", plot_dir, plot_out);
     if (swp->parsed()) {
-      const Sweep sweep = load_sweep(sweep_file);
+      const Sweep sweep = load_sweep(sweep_file, seeds_override);
+      if (dry_run) {
+        std::printf("%s: ok: %zu points x %zu schemes x %zu seeds = %zu runs\n", sweep_file.c_str(),
+                    sweep.points.size(), sweep.schemes.size(), sweep.seeds.size(),
+                    sweep.runs.size());
+        if (!quiet)
+          for (const auto& r : sweep.runs) std::printf("  %s\n", r.rel_dir.c_str());
+        return 0;
+      }
       SweepOptions o;
       o.out_dir =
           out_dir.empty() ? "runs/" + std::filesystem::path(sweep_file).stem().string() : out_dir;

@@ -243,7 +243,29 @@ void expand_points(Sweep& s) {
 
 }  // namespace
 
-Sweep load_sweep_text(const std::string& text, const std::string& file, const std::string& dir) {
+// "1..5" or "1,2,3" (the --seeds option).
+static std::vector<int64_t> parse_seed_list(const std::string& text) {
+  const std::string bad = "--seeds " + text + ": expected FROM..TO or a list like 1,2,3";
+  std::vector<int64_t> out;
+  auto integer = [&](const std::string& s) {
+    if (!is_integer_text(s) || s[0] == '-') throw ConfigError(bad);
+    return static_cast<int64_t>(std::stoll(s));
+  };
+  const size_t dots = text.find("..");
+  if (dots != std::string::npos) {
+    const int64_t a = integer(text.substr(0, dots)), b = integer(text.substr(dots + 2));
+    if (b < a || b - a >= 100000) throw ConfigError(bad);
+    for (int64_t s = a; s <= b; ++s) out.push_back(s);
+    return out;
+  }
+  std::stringstream ss(text);
+  for (std::string item; std::getline(ss, item, ',');) out.push_back(integer(item));
+  if (out.empty()) throw ConfigError(bad);
+  return out;
+}
+
+Sweep load_sweep_text(const std::string& text, const std::string& file, const std::string& dir,
+                      const std::string& seeds_override) {
   Reader r{file};
   YAML::Node root;
   try {
@@ -303,6 +325,7 @@ Sweep load_sweep_text(const std::string& text, const std::string& file, const st
     s.schemes.push_back({base.lb + "+" + base.cc + "+" + base.fc, base.lb, base.cc, base.fc, {}});
   }
   s.seeds = root["seeds"] ? read_seeds(r, root["seeds"]) : std::vector<int64_t>{base.seed};
+  if (!seeds_override.empty()) s.seeds = parse_seed_list(seeds_override);
   if (root["x"]) {
     s.x_key = root["x"].as<std::string>();
     bool known = false;
@@ -324,12 +347,12 @@ Sweep load_sweep_text(const std::string& text, const std::string& file, const st
   return s;
 }
 
-Sweep load_sweep(const std::string& path) {
+Sweep load_sweep(const std::string& path, const std::string& seeds) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ConfigError(path + ": cannot open the sweep file");
   std::stringstream buf;
   buf << in.rdbuf();
-  return load_sweep_text(buf.str(), path, fs::absolute(path).parent_path().string());
+  return load_sweep_text(buf.str(), path, fs::absolute(path).parent_path().string(), seeds);
 }
 
 ScenarioConfig Sweep::config_of(const SweepRun& run) const {

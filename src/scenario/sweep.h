@@ -64,9 +64,10 @@ struct Sweep {
 };
 
 // Reads and expands a sweep file strictly; ConfigError naming file:line: key on any problem.
-Sweep load_sweep(const std::string& path);
+// `seeds`, when not empty, replaces the file's seeds ("1..5" or "1,2,3"; --seeds).
+Sweep load_sweep(const std::string& path, const std::string& seeds = "");
 Sweep load_sweep_text(const std::string& yaml_text, const std::string& file_label,
-                      const std::string& base_dir);
+                      const std::string& base_dir, const std::string& seeds = "");
 
 struct RunOutcome {
   enum class Status { kNotRun, kDone, kReused, kFailed, kInterrupted };
