@@ -138,7 +138,22 @@ def flow_goodput(run_dir, flows=(0, 1, 2)):
             for w, (a, b) in windows.items():
                 if a < t <= b:
                     sums[(k, w)] += float(r["goodput_gbps"])
+    # Paths P0-P2 of the testbed: S0's uplinks to S1, S2, S3.
+    path_sums = {(k, w): 0.0 for k in (0, 1, 2) for w in windows}
+    pt = os.path.join(run_dir, "ts_path_throughput.csv")
+    if os.path.exists(pt):
+        with open(pt, newline="") as f:
+            for r in csv.DictReader(f):
+                if r["edge"] != "S0" or r["next_hop"] not in ("S1", "S2", "S3"):
+                    continue
+                t = float(r["time_ns"]) / 1e6
+                for w, (a, b) in windows.items():
+                    if a < t <= b:
+                        path_sums[(int(r["next_hop"][1]) - 1, w)] += float(r["throughput_gbps"])
     out = {}
+    for k in (0, 1, 2):
+        for w, (a, b) in windows.items():
+            out[("P", k, w)] = path_sums[(k, w)] / ((b - a) / 0.1)
     for k in flows:
         for w, (a, b) in windows.items():
             # Time-series rows are 100 us apart; a flow that ended inside the window counts
@@ -163,7 +178,8 @@ def goodput_table(sweep, title, point_col=None, note=None):
         if g:
             groups.setdefault(key, []).append(g)
     head = ([point_col.split(".")[-1]] if point_col else []) + ["scheme"]
-    head += [f"f{k} {w}" for k in (0, 1, 2) for w in ("before", "during")] + ["f2 after", "seeds"]
+    head += [f"f{k} {w}" for k in (0, 1, 2) for w in ("before", "during")] + ["f2 after"]
+    head += [f"P{k} during" for k in (0, 1, 2)] + ["seeds"]
     body = []
     for key, gs in groups.items():
         cells = [short(x) for x in key]
@@ -171,9 +187,31 @@ def goodput_table(sweep, title, point_col=None, note=None):
             for w in ("before", "during"):
                 cells.append(fmt(*mean_ci([g[(k, w)] for g in gs]), 1))
         cells.append(fmt(*mean_ci([g[(2, "after")] for g in gs]), 1))
+        for k in (0, 1, 2):
+            cells.append(fmt(*mean_ci([g[("P", k, "during")] for g in gs]), 1))
         cells.append(str(len(gs)))
         body.append(cells)
     table(head, body)
+
+
+def paired(sweep, a, b, key="afct_us", point="base"):
+    """Seed by seed: how often scheme a has a lower `key` than scheme b, and the mean of
+    their ratio a/b with its interval (seeds give both schemes the same arrivals)."""
+    rs = rows(sweep, "runs.csv")
+    if not rs:
+        return
+    by = {}
+    for r in rs:
+        if r["point"] == point and r["status"] in ("done", "reused"):
+            by[(r["scheme"], r["seed"])] = num(r[key])
+    seeds = sorted({sd for (_, sd) in by}, key=int)
+    pairs = [(by[(a, sd)], by[(b, sd)]) for sd in seeds if (a, sd) in by and (b, sd) in by]
+    if not pairs:
+        return
+    wins = sum(1 for x, y in pairs if x < y)
+    m, c = mean_ci([x / y for x, y in pairs])
+    print(f"- {short(a)} below {short(b)} ({key}) in {wins} of {len(pairs)} seeds; "
+          f"ratio {fmt(m, c, 3)}\n")
 
 
 def main():
@@ -186,7 +224,8 @@ def main():
                [("afct_us", "AFCT (us)", 0, 1)] + pause_cols)
     goodput_table("fig2_burst", "Fig. 2: goodput of f0, f1, f2 (Gb/s)",
                   note="before = 30-40 ms; during = 40.2 ms to the last burst flow's end; "
-                       "f2 after = the 5 ms after it (line rate here: 37.0).")
+                       "f2 after = the 5 ms after it; P0-P2 = S0's uplinks to S1-S3, all "
+                       "traffic (line rate here: 37.0 Gb/s of goodput, 40 Gb/s on a path).")
     by_point("fig9_rates", "Fig. 9: PAUSE frames against link speed", ["topology.rate"],
              "pfc_pause_frames")
     by_point("fig9_rates", "Fig. 9: paused links against link speed", ["topology.rate"],
@@ -194,6 +233,10 @@ def main():
     per_scheme("fig8_websearch", "Fig. 8, 13: Web Search at load 0.6 (testbed)",
                [("afct_us", "AFCT (us)", 0, 1), ("p99_fct_us", "p99 FCT (us)", 0, 1),
                 ("pfc_pause_frames", "PAUSE frames", 0, 1)])
+    paired("fig8_websearch", "flb+rc+pfc", "flb+none+pfc")
+    paired("fig8_websearch", "flb+rc+pfc", "ecmp+dcqcn+pfc")
+    paired("fig8_websearch", "flb+rc+pfc", "letflow+dcqcn+pfc")
+    paired("fig8_websearch", "flb+rc+pfc", "ecmp+dcqcn+pfc", "p99_fct_us")
     per_scheme("fig8_rc_count", "Fig. 8 sensitivity: how long a flow counts in n (lb.flow_timeout)",
                [("afct_us", "AFCT (us)", 0, 1), ("p99_fct_us", "p99 FCT (us)", 0, 1),
                 ("pfc_pause_frames", "PAUSE frames", 0, 1)])

@@ -153,6 +153,33 @@ TEST(SweepCommand, AChangedPointRunsAgainAndAFailedOneDoesNotStopTheOthers) {
   fs::remove_all(dir);
 }
 
+TEST(SweepCommand, CtrlCKeepsWhatFinishedAndLeavesNoPartialRun) {
+  const fs::path dir = temp_dir("sweep_interrupt");
+  const fs::path file = dir / "s.yaml";
+  // Runs of about half a second (longer under the sanitizers): SIGINT after 1.5 s lands
+  // while the sweep is in the middle of its 12 runs.
+  std::ofstream(file) << "scenario: " << kTests << "/scenarios/tiny.yaml\n"
+                      << "set: {workloads.0.stop: 8ms, outputs.timeseries_interval: 0}\n"
+                      << "schemes: [ecmp+dcqcn]\nseeds: {from: 1, to: 12}\n";
+  std::string log;
+  EXPECT_EQ(run_cli("sweep " + file.string() + " -j 1 -q --out " + (dir / "o").string(), &log,
+                    "timeout --preserve-status -s INT 1.5 "),
+            130)
+      << log;
+  EXPECT_NE(log.find("the rest not run (rerun to finish)"), std::string::npos) << log;
+  size_t finished = 0;
+  for (const auto& e : fs::directory_iterator(dir / "o/runs/base/ecmp+dcqcn+pfc")) {
+    EXPECT_EQ(e.path().string().find("partial"), std::string::npos) << e.path();
+    const auto summary = nlohmann::json::parse(slurp((e.path() / "summary.json").string()));
+    EXPECT_TRUE(summary["complete"].get<bool>()) << e.path();
+    ++finished;
+  }
+  EXPECT_LT(finished, 12u);
+  const std::string runs = slurp((dir / "o/runs.csv").string());
+  EXPECT_NE(runs.find(",not_run,"), std::string::npos) << runs;
+  fs::remove_all(dir);
+}
+
 #ifdef ROCELAB_TEST_MPIEXEC
 TEST(SweepCommand, MpirunWithTwoRanksGivesTheSameSweep) {
   const fs::path dir = temp_dir("sweep_mpi");
