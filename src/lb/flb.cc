@@ -15,7 +15,8 @@ void FlbSchemeConfig::describe(ParamVisitor& v) {
   v.duration("probe_interval", cfg.probe_interval, Delta::zero(), Delta::max(),
              "delay stamp per path at most this often; 0 = 2 base RTTs (FLB §3.1)");
   v.duration("delay_expiry", cfg.delay_expiry, Delta::zero(), Delta::max(),
-             "forget a path's delay sample after this; 0 = 20 probe intervals (not in FLB)");
+             "forget a path's delay sample after this; 0 = one probe interval (FLB §3.1: sampled "
+             "every 2 base RTTs, monitored continuously)");
   v.duration("flow_timeout", cfg.flow_timeout, Delta::from_ns(1), Delta::max(),
              "inactive flow entries expire (1 ms: FLB §3.1)");
   v.flag("hardware_table", cfg.hardware_table,
@@ -131,7 +132,10 @@ Flb::Pair& Flb::pair(uint32_t edge_index) {
     p.probe_interval =
         cfg_.probe_interval > Delta::zero() ? cfg_.probe_interval : Delta::from_us(10);
   }
-  p.expiry = cfg_.delay_expiry > Delta::zero() ? cfg_.delay_expiry : p.probe_interval * 20;
+  // FLB §3.1 monitors each path "continuously", sampling it every two base RTTs: the current
+  // sample is the one of the latest sampling period, and an older one no longer describes
+  // the path (docs/reproduction/flb.md shows the sensitivity).
+  p.expiry = cfg_.delay_expiry > Delta::zero() ? cfg_.delay_expiry : p.probe_interval;
   p.owd.assign(p.paths, 0);
   p.measured_at.assign(p.paths, Time::never());
   p.min_owd.assign(p.paths, INT64_MAX);
