@@ -22,7 +22,8 @@ struct FlbConfig {
   // (FLB §3.1 default).
   Delta probe_interval = Delta::zero();
   // A path's delay sample older than this is forgotten (the path counts as idle again),
-  // so that abandoned paths get probed; 0 = 20 probe intervals. Not specified by FLB.
+  // so that abandoned paths get probed; 0 = one probe interval (FLB §3.1 samples every two
+  // base RTTs for continuous monitoring; it gives no expiry of its own).
   Delta delay_expiry = Delta::zero();
   Delta flow_timeout = Delta::from_ms(1);  // inactive flow entries go (FLB §3.1, 1 ms)
   bool hardware_table = false;             // CRC16-indexed fixed table (FLB §3.4)
