@@ -210,7 +210,8 @@ def paired(sweep, a, b, key="afct_us", point="base"):
         return
     wins = sum(1 for x, y in pairs if x < y)
     m, c = mean_ci([x / y for x, y in pairs])
-    print(f"- {short(a)} below {short(b)} ({key}) in {wins} of {len(pairs)} seeds; "
+    where = "" if point == "base" else f" at {point}"
+    print(f"- {short(a)} below {short(b)} ({key}){where} in {wins} of {len(pairs)} seeds; "
           f"ratio {fmt(m, c, 3)}\n")
 
 
@@ -270,6 +271,14 @@ def main():
                [("afct_us", "AFCT (us)", 0, 1), ("p99_fct_us", "p99 FCT (us)", 0, 1),
                 ("network_reordered_ratio", "net reordered (%)", 2, 100),
                 ("pfc_pause_frames", "PAUSE frames", 0, 1)])
+    paired("sec43_delay_expiry", "flb+rc+pfc", "ecmp+dcqcn+pfc")
+    paired("sec43_delay_expiry", "flb+rc-expiry10us", "ecmp+dcqcn+pfc")
+    by_point("sec43_datamining_cdf", "§4.3 Data Mining: the two published CDFs (reading C, load 0.6), "
+             "AFCT (us)", ["workloads.0.cdf"], "afct_us")
+    by_point("sec43_datamining_cdf", "§4.3 Data Mining: AFCT of flows > 1 MB (us)",
+             ["workloads.0.cdf"], "by_size.large.afct_us")
+    for cdf in ("datamining_xpass", "datamining_vl2"):
+        paired("sec43_datamining_cdf", "flb+rc+pfc", "ecmp+dcqcn+pfc", point=f"cdf={cdf}")
     for sweep, label in [("fig15_gbn_hostload", "A: go-back-N, load per host link"),
                          ("fig15_sr_hostload", "B: selective repeat, load per host link"),
                          ("fig15_sr_fabricload", "C: selective repeat, load on the uplinks")]:
