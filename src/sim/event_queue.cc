@@ -2,22 +2,6 @@
 
 namespace rocelab {
 
-void EventQueue::link(size_t slot, const EventEntry& e) {
-  uint32_t n;
-  if (!free_nodes_.empty()) {
-    n = free_nodes_.back();
-    free_nodes_.pop_back();
-  } else {
-    n = static_cast<uint32_t>(nodes_.size());
-    nodes_.emplace_back();
-  }
-  nodes_[n].entry = e;
-  slots_[slot].node[count_[slot]++] = n;
-  busy_[slot >> 6] |= uint64_t{1} << (slot & 63);
-  busy_words_ |= uint64_t{1} << (slot >> 6);
-  ++wheel_size_;
-}
-
 // The first busy slot at or after the cursor's, going round once: every event in the wheel
 // lies within one lap of the cursor, so this is the earliest slot.
 size_t EventQueue::first_busy_slot() const {
@@ -49,37 +33,15 @@ EventKey EventQueue::front_key() {
     front_node_ = listed.node[best];
     front_pos_ = best;
   }
-  if (wheel_size_ == 0) {
-    front_in_wheel_ = false;
-  } else if (far_.empty()) {
-    front_in_wheel_ = true;
-  } else {
-    front_in_wheel_ = nodes_[front_node_].entry.key < far_.top().key;
-  }
+  front_in_wheel_ = wheel_size_ > 0 && nodes_[front_node_].entry.key < far_front_;
   front_known_ = true;
-  return front_in_wheel_ ? nodes_[front_node_].entry.key : far_.top().key;
+  return front_in_wheel_ ? nodes_[front_node_].entry.key : far_front_;
 }
 
 Event EventQueue::pop() {
   if (!front_known_) front_key();
   front_known_ = false;
-  EventEntry e;
-  if (front_in_wheel_) {
-    const size_t slot = front_slot_;
-    const uint32_t n = front_node_;
-    e = nodes_[n].entry;
-    // The order within a slot does not matter (a pop scans them all): the last fills the gap.
-    const uint8_t last = --count_[slot];
-    slots_[slot].node[front_pos_] = slots_[slot].node[last];
-    free_nodes_.push_back(n);
-    --wheel_size_;
-    if (last == 0) {
-      busy_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
-      if (busy_[slot >> 6] == 0) busy_words_ &= ~(uint64_t{1} << (slot >> 6));
-    }
-  } else {
-    e = far_.pop();
-  }
+  const EventEntry e = front_in_wheel_ ? unlink(front_slot_, front_pos_) : pop_far();
   // Nothing left in the wheel is earlier than the event taken.
   cursor_ = static_cast<uint64_t>(event_key_time(e.key)) >> width_log2_;
   return e.event();
@@ -89,7 +51,7 @@ void EventQueue::set_slot_width_log2(int width_log2) {
   for (size_t slot = 0; slot < kSlots; ++slot) {
     for (uint8_t i = 0; i < count_[slot]; ++i) {
       const uint32_t n = slots_[slot].node[i];
-      far_.push(nodes_[n].entry);
+      push_far(nodes_[n].entry);
       free_nodes_.push_back(n);
     }
     count_[slot] = 0;

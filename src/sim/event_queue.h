@@ -52,21 +52,54 @@ class EventQueue {
   // may be pushed once.
   uint64_t reserve_seq() { return next_seq_++; }
   void push_reserved(Time time, uint64_t seq, uint32_t target, uint32_t kind, uint64_t arg) {
-    const EventEntry e{make_event_key(time.ps, seq), EventPayload{target, kind, arg}};
+    const EventKey key = make_event_key(time.ps, seq);
     front_known_ = false;
     const uint64_t slot_abs = static_cast<uint64_t>(time.ps) >> width_log2_;
-    if (slot_abs >= cursor_ && slot_abs - cursor_ < kSlots) {
+    // One unsigned comparison: a slot before the cursor wraps round to a large distance.
+    if (slot_abs - cursor_ < kSlots) {
       const size_t slot = slot_abs & (kSlots - 1);
       if (count_[slot] < kSlotCapacity) {
-        link(slot, e);
+        link(slot, key, EventPayload{target, kind, arg});
         return;
       }
     }
-    far_.push(e);
+    push_far(EventEntry{key, EventPayload{target, kind, arg}});
   }
 
   // Removes and returns the next event (the queue must not be empty).
   Event pop();
+
+  // Removes the next event into `out` if there is one due at or before `until`; false
+  // leaves the queue as it was. The simulator's loop: one call per event, where top_time()
+  // and pop() would find the front twice.
+  bool take_due(Time until, EventEntry& out) {
+    EventKey best = kNoKey;
+    uint8_t best_pos = 0;
+    size_t slot = 0;
+    if (wheel_size_ > 0) {
+      slot = first_busy_slot();
+      const Slot& listed = slots_[slot];
+      const uint8_t count = count_[slot];
+      best = nodes_[listed.node[0]].entry.key;
+      for (uint8_t i = 1; i < count; ++i) {
+        const EventKey key = nodes_[listed.node[i]].entry.key;
+        if (key < best) {
+          best = key;
+          best_pos = i;
+        }
+      }
+    }
+    if (far_front_ < best) {  // the heap's front is earlier (kNoKey: the heap is empty)
+      if (event_key_time(far_front_) > until.ps) return false;
+      out = pop_far();
+    } else {
+      if (best == kNoKey || event_key_time(best) > until.ps) return false;
+      out = unlink(slot, best_pos);
+    }
+    front_known_ = false;
+    cursor_ = static_cast<uint64_t>(event_key_time(out.key)) >> width_log2_;
+    return true;
+  }
 
  private:
   static constexpr uint32_t kNil = UINT32_MAX;
@@ -84,7 +117,49 @@ class EventQueue {
     EventEntry entry;
   };
 
-  void link(size_t slot, const EventEntry& e);
+  // No event has this key: time and sequence both at their maximum.
+  static constexpr EventKey kNoKey = ~EventKey{0};
+
+  void link(size_t slot, EventKey key, const EventPayload& payload) {
+    uint32_t n;
+    if (!free_nodes_.empty()) {
+      n = free_nodes_.back();
+      free_nodes_.pop_back();
+    } else {
+      n = static_cast<uint32_t>(nodes_.size());
+      nodes_.emplace_back();
+    }
+    nodes_[n].entry = EventEntry{key, payload};
+    slots_[slot].node[count_[slot]++] = n;
+    busy_[slot >> 6] |= uint64_t{1} << (slot & 63);
+    busy_words_ |= uint64_t{1} << (slot >> 6);
+    ++wheel_size_;
+  }
+  // Takes the event listed at `pos` of `slot` out of the wheel.
+  EventEntry unlink(size_t slot, uint8_t pos) {
+    const uint32_t n = slots_[slot].node[pos];
+    // The order within a slot does not matter (a pop scans them all): the last fills the gap.
+    const uint8_t last = --count_[slot];
+    slots_[slot].node[pos] = slots_[slot].node[last];
+    free_nodes_.push_back(n);
+    --wheel_size_;
+    if (last == 0) {
+      busy_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
+      if (busy_[slot >> 6] == 0) busy_words_ &= ~(uint64_t{1} << (slot >> 6));
+    }
+    return nodes_[n].entry;
+  }
+  // The heap, with its smallest key kept here: the front is compared with the wheel's on
+  // every pop, and the heap (nearly always holding far timers) changes far more rarely.
+  void push_far(const EventEntry& e) {
+    far_.push(e);
+    if (e.key < far_front_) far_front_ = e.key;
+  }
+  EventEntry pop_far() {
+    const EventEntry e = far_.pop();
+    far_front_ = far_.empty() ? kNoKey : far_.top().key;
+    return e;
+  }
   size_t first_busy_slot() const;
   // Finds the smallest event (wheel or heap) and remembers where it is.
   EventKey front_key();
@@ -99,6 +174,7 @@ class EventQueue {
   std::vector<uint32_t> free_nodes_;
   size_t wheel_size_ = 0;
   RadixHeap far_;
+  EventKey far_front_ = kNoKey;  // far_'s smallest key, kNoKey when it is empty
   uint64_t next_seq_ = 0;
   // The front found by front_key, valid until the next push or pop.
   bool front_known_ = false;
