@@ -154,8 +154,15 @@ void EgressPort::start_transmission(PacketId pkt) {
   }
   // The frame's arrival is known now; the ring keeps one delivery event pending.
   const Time arrival = busy_until_ + delay_;
-  if (in_flight_.empty()) sim_.schedule(arrival, handler_, kDeliver);
-  in_flight_.push_back(InFlight{arrival, pkt});
+  if (on_wire_++ == 0) {
+    wire_head_ = pkt;
+    sim_.schedule(arrival, handler_, kDeliver);
+  } else {
+    Packet& tail = pool_[wire_tail_.index()];
+    tail.next_on_wire = pkt;
+    tail.next_on_wire_arrival = arrival;
+  }
+  wire_tail_ = pkt;
   // An end-of-frame event only when something may be sent next: queued frames, or a host
   // with data to pull. Otherwise the next enqueue or kick finds the port idle.
   tx_done_pending_ = false;
@@ -191,10 +198,12 @@ void EgressPort::on_event(uint32_t kind, uint64_t arg) {
       try_send();
       break;
     case kDeliver: {
-      const PacketId pkt = in_flight_.pop_front().pkt;
-      if (!in_flight_.empty()) {
-        sim_.schedule(in_flight_.front().arrival, handler_, kDeliver);
-        __builtin_prefetch(&pool_[in_flight_.front().pkt.index()]);  // the peer reads it next
+      const PacketId pkt = wire_head_;
+      if (--on_wire_ > 0) {
+        const Packet& p = pool_[pkt.index()];
+        wire_head_ = p.next_on_wire;
+        sim_.schedule(p.next_on_wire_arrival, handler_, kDeliver);
+        __builtin_prefetch(&pool_[wire_head_.index()]);  // the peer reads it next
       }
       peer_->receive(pkt, peer_port_);
       break;
