@@ -20,7 +20,7 @@ namespace {
 
 // Queues of packets of given sizes, for driving a scheduler by hand.
 struct FakeQueues {
-  std::vector<Ring<PacketId>> q;
+  std::vector<PortQueue> q;
   std::vector<uint8_t> paused;
   Pool<Packet> pool;
   uint32_t nonempty_mask = 0, paused_mask = 0;  // what a port keeps for its first 32 queues

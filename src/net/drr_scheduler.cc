@@ -2,6 +2,12 @@
 
 namespace rocelab {
 
+DrrScheduler::DrrScheduler(size_t num_queues, uint32_t quantum_bytes)
+    : num_queues_(static_cast<uint32_t>(num_queues)), quantum_bytes_(quantum_bytes) {
+  if (num_queues > kInlineQueues) spill_deficit_.assign(num_queues, 0);
+  deficit_ = num_queues > kInlineQueues ? spill_deficit_.data() : inline_deficit_;
+}
+
 size_t DrrScheduler::pick(const QueueState& queues) {
   // Ports of up to 32 queues keep ready bits: one load instead of a ring and a pause flag
   // per queue visited.
@@ -14,7 +20,7 @@ size_t DrrScheduler::pick(const QueueState& queues) {
 
 template <class Ready>
 size_t DrrScheduler::walk(const QueueState& queues, Ready ready) {
-  const size_t n = deficit_.size();
+  const size_t n = num_queues_;
   // 2n+1 visits always reach a ready queue with enough deficit: at most one visit that
   // earns the quantum, then one that spends it.
   for (size_t step = 0; step < 2 * n + 1; ++step) {
@@ -24,17 +30,17 @@ size_t DrrScheduler::walk(const QueueState& queues, Ready ready) {
       continue;
     }
     if (fresh_) {
-      deficit_[rr_] += quantum_bytes_;
+      deficit_[rr_] += static_cast<int32_t>(quantum_bytes_);
       fresh_ = false;
     }
-    if (deficit_[rr_] >= queues.head_bytes(rr_)) return rr_;
+    if (int64_t{deficit_[rr_]} >= int64_t{queues.head_bytes(rr_)}) return rr_;
     advance();
   }
   return kNone;
 }
 
 void DrrScheduler::on_sent(size_t queue, uint32_t bytes, bool queue_now_empty) {
-  deficit_[queue] -= bytes;
+  deficit_[queue] -= static_cast<int32_t>(bytes);
   if (queue_now_empty) {
     deficit_[queue] = 0;
     advance();

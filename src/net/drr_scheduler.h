@@ -3,18 +3,20 @@
 // packet. The default egress scheduler.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "net/egress_scheduler.h"
 
 namespace rocelab {
 
-class DrrScheduler final : public EgressScheduler {
+class alignas(64) DrrScheduler final : public EgressScheduler {
  public:
   // A quantum of at least one MTU frame lets a backlogged, unpaused queue send at least
   // one packet per round.
-  DrrScheduler(size_t num_queues, uint32_t quantum_bytes)
-      : deficit_(num_queues, 0), quantum_bytes_(quantum_bytes) {}
+  DrrScheduler(size_t num_queues, uint32_t quantum_bytes);
+  DrrScheduler(const DrrScheduler&) = delete;  // deficit_ may point into the object
+  DrrScheduler& operator=(const DrrScheduler&) = delete;
 
   size_t pick(const QueueState& queues) override;
   void on_sent(size_t queue, uint32_t bytes, bool queue_now_empty) override;
@@ -23,14 +25,20 @@ class DrrScheduler final : public EgressScheduler {
   template <class Ready>
   size_t walk(const QueueState& queues, Ready ready);
   void advance() {
-    rr_ = rr_ + 1 == deficit_.size() ? 0 : rr_ + 1;
+    rr_ = rr_ + 1 == num_queues_ ? 0 : rr_ + 1;
     fresh_ = true;
   }
 
-  std::vector<int64_t> deficit_;
+  // The whole state of a port of up to kInlineQueues queues is one cache line, read per
+  // frame. A deficit stays below one quantum plus one frame, so 32 bits hold it.
+  static constexpr size_t kInlineQueues = 8;
+  int32_t* deficit_;  // inline_deficit_ or spill_deficit_
+  uint32_t rr_ = 0;
+  uint32_t num_queues_;
   uint32_t quantum_bytes_;
-  size_t rr_ = 0;
   bool fresh_ = true;  // the current queue has not had its quantum for this visit
+  int32_t inline_deficit_[kInlineQueues] = {};
+  std::vector<int32_t> spill_deficit_;  // ports of more than kInlineQueues queues
 };
 
 class DrrSchedulerConfig final : public SchedulerConfig {

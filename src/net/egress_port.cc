@@ -8,15 +8,14 @@ EgressPort::EgressPort(Simulator& sim, Pool<Packet>& pool, Node& owner, PortId i
                        size_t num_queues, std::unique_ptr<EgressScheduler> scheduler)
     : sim_(sim),
       pool_(pool),
-      owner_(owner),
-      index_(index),
       handler_(sim.add_handler(this)),
-      data_queues_(num_queues),
-      queue_bytes_(num_queues, 0),
+      index_(index),
+      owner_(owner),
       scheduler_(std::move(scheduler)),
-      paused_(num_queues, 0),
-      queue_state_(data_queues_, paused_, pool, nonempty_mask_, paused_mask_),
-      pulls_(owner.kind() == NodeKind::kHost) {}
+      data_queues_(std::make_unique<PortQueue[]>(num_queues)),
+      num_queues_(static_cast<uint32_t>(num_queues)),
+      pulls_(owner.kind() == NodeKind::kHost),
+      paused_(num_queues, 0) {}
 
 EgressPort::~EgressPort() = default;
 
@@ -31,7 +30,7 @@ void EgressPort::connect(Node* peer, PortId peer_port, BitsPerSec rate_bps, Delt
 
 size_t EgressPort::queued_packets() const {
   size_t n = pause_queue_.size() + control_queue_.size();
-  for (const auto& q : data_queues_) n += q.size();
+  for (size_t q = 0; q < num_queues_; ++q) n += data_queues_[q].size();
   return n;
 }
 
@@ -39,12 +38,15 @@ void EgressPort::enqueue(PacketId pkt, size_t q) {
   const Packet& p = pool_[pkt.index()];
   if (p.type == PacketType::kPause && pause_ahead_) {
     pause_queue_.push_back(pkt);
+    ++pause_frames_;
   } else if (!queued_as_data(p)) {
     control_queue_.push_back(pkt);
+    ++control_frames_;
   } else {
-    data_queues_[q].push_back(pkt);
+    PortQueue& queue = data_queues_[q];
+    queue.push_back(pkt);
+    queue.bytes += p.wire_bytes;
     if (q < 32) nonempty_mask_ |= 1u << q;
-    queue_bytes_[q] += p.wire_bytes;
     data_bytes_total_ += p.wire_bytes;
     scheduler_->on_enqueue(q);
   }
@@ -80,17 +82,18 @@ Delta EgressPort::paused_time(Time now) const {
 }
 
 PacketId EgressPort::pick_data() {
-  const size_t q = scheduler_->pick(queue_state_);
+  const size_t q = scheduler_->pick(queue_state());
   if (q == EgressScheduler::kNone) return PacketId::invalid();
-  const PacketId pkt = data_queues_[q].pop_front();
+  PortQueue& queue = data_queues_[q];
+  const PacketId pkt = queue.pop_front();
   const uint32_t size = pool_[pkt.index()].wire_bytes;
-  queue_bytes_[q] -= size;
+  queue.bytes -= size;
   data_bytes_total_ -= size;
-  const bool now_empty = data_queues_[q].empty();
+  const bool now_empty = queue.empty();
   if (now_empty && q < 32) nonempty_mask_ &= ~(1u << q);
   // The next head waited in the queue long enough to leave the cache; it is read when this
   // frame ends.
-  if (!now_empty) __builtin_prefetch(&pool_[data_queues_[q].front().index()]);
+  if (!now_empty) __builtin_prefetch(&pool_[queue.front().index()]);
   scheduler_->on_sent(q, size, now_empty);
   return pkt;
 }
@@ -113,9 +116,10 @@ void EgressPort::try_send() {
 }
 
 void EgressPort::choose_and_send() {
-  if (!pause_queue_.empty() || !control_queue_.empty()) {
-    auto& queue = pause_queue_.empty() ? control_queue_ : pause_queue_;
-    const PacketId pkt = queue.pop_front();
+  if ((pause_frames_ | control_frames_) != 0) {
+    const bool pause = pause_frames_ > 0;
+    const PacketId pkt = pause ? pause_queue_.pop_front() : control_queue_.pop_front();
+    --(pause ? pause_frames_ : control_frames_);
     owner_.on_dequeue(index_, pkt);
     start_transmission(pkt);
     return;
@@ -150,13 +154,20 @@ void EgressPort::start_transmission(PacketId pkt) {
   }
   // The frame's arrival is known now; the ring keeps one delivery event pending.
   const Time arrival = busy_until_ + delay_;
-  if (in_flight_.empty()) sim_.schedule(arrival, handler_, kDeliver);
-  in_flight_.push_back(InFlight{arrival, pkt});
+  if (on_wire_++ == 0) {
+    wire_head_ = pkt;
+    sim_.schedule(arrival, handler_, kDeliver);
+  } else {
+    Packet& tail = pool_[wire_tail_.index()];
+    tail.next_on_wire = pkt;
+    tail.next_on_wire_arrival = arrival;
+  }
+  wire_tail_ = pkt;
   // An end-of-frame event only when something may be sent next: queued frames, or a host
   // with data to pull. Otherwise the next enqueue or kick finds the port idle.
   tx_done_pending_ = false;
   tx_done_reserved_ = false;
-  if (!pause_queue_.empty() || !control_queue_.empty() || data_bytes_total_ > 0) {
+  if ((pause_frames_ | control_frames_) != 0 || data_bytes_total_ > 0) {
     schedule_tx_done();
   } else if (pulls_) {
     // A host asks at every frame's end whether it has data; when it has none, the event
@@ -187,10 +198,12 @@ void EgressPort::on_event(uint32_t kind, uint64_t arg) {
       try_send();
       break;
     case kDeliver: {
-      const PacketId pkt = in_flight_.pop_front().pkt;
-      if (!in_flight_.empty()) {
-        sim_.schedule(in_flight_.front().arrival, handler_, kDeliver);
-        __builtin_prefetch(&pool_[in_flight_.front().pkt.index()]);  // the peer reads it next
+      const PacketId pkt = wire_head_;
+      if (--on_wire_ > 0) {
+        const Packet& p = pool_[pkt.index()];
+        wire_head_ = p.next_on_wire;
+        sim_.schedule(p.next_on_wire_arrival, handler_, kDeliver);
+        __builtin_prefetch(&pool_[wire_head_.index()]);  // the peer reads it next
       }
       peer_->receive(pkt, peer_port_);
       break;

@@ -3,7 +3,7 @@
 // (PFC per class, or per queue for BFC), served in the order a pluggable EgressScheduler
 // picks (DRR by default); a strict-priority control queue that PFC never pauses, with
 // PAUSE frames ahead of it by default; transmission at packet boundaries. In-flight
-// packets wait in a ring, so the port keeps at most one pending transmit and one delivery
+// packets wait in a list, so the port keeps at most one pending transmit and one delivery
 // event.
 #pragma once
 
@@ -65,7 +65,9 @@ class EgressPort final : public EventHandler {
   // MAC sends its control frames (default); false: FIFO with them, as the ns-3 forks'
   // SendPfc enqueues into queue 0.
   void set_pause_ahead_of_control(bool on) { pause_ahead_ = on; }
-  bool paused(size_t queue) const { return paused_[queue] != 0; }
+  bool paused(size_t queue) const {
+    return queue < 32 ? ((paused_mask_ >> queue) & 1u) != 0 : paused_[queue] != 0;
+  }
   uint32_t paused_mask() const { return paused_mask_; }  // first 32 queues
 
   BitsPerSec rate_bps() const { return rate_bps_; }
@@ -80,11 +82,11 @@ class EgressPort final : public EventHandler {
   bool busy() const { return busy_ && sim_.now() < busy_until_; }
   // What is left of the frame on the wire now (zero when idle).
   Delta residual_tx() const { return busy() ? busy_until_ - sim_.now() : Delta::zero(); }
-  size_t num_queues() const { return data_queues_.size(); }
-  int64_t queue_bytes(size_t queue) const { return queue_bytes_[queue]; }
+  size_t num_queues() const { return num_queues_; }
+  int64_t queue_bytes(size_t queue) const { return data_queues_[queue].bytes; }
   int64_t data_queue_bytes() const { return data_bytes_total_; }
   size_t queued_packets() const;
-  size_t in_flight_packets() const { return in_flight_.size(); }
+  size_t in_flight_packets() const { return on_wire_; }
   const PortCounters& counters() const { return counters_; }
   PortCounters& counters() { return counters_; }
   Delta paused_time(Time now) const;
@@ -93,62 +95,76 @@ class EgressPort final : public EventHandler {
   size_t queue_of(const Packet& p) const { return queue_of_priority(p.priority); }
   // A port with fewer queues than priorities carries the upper ones in its last queue.
   size_t queue_of_priority(uint32_t prio) const {
-    return prio < data_queues_.size() ? prio : data_queues_.size() - 1;
+    return prio < num_queues_ ? prio : num_queues_ - 1;
   }
 
   void on_event(uint32_t kind, uint64_t arg) override;
 
  private:
   enum EventKind : uint32_t { kTxDone = 0, kDeliver = 1, kWake = 2 };
-  struct InFlight {
-    Time arrival;
-    PacketId pkt;
-  };
 
+  QueueState queue_state() const {
+    return QueueState(data_queues_.get(), num_queues_, paused_, pool_, nonempty_mask_,
+                      paused_mask_);
+  }
   void try_send();
   void choose_and_send();
   PacketId pick_data();
   void start_transmission(PacketId pkt);
   void schedule_tx_done();
 
+  // What every frame reads or writes comes first, in the object's first four cache lines:
+  // each frame touches the port at its enqueue, its start and its delivery, long after the
+  // port's last frame, and every distinct line is then a cache miss.
+  // Line 0 (after the vtable pointer): all a delivery reads.
   Simulator& sim_;
   Pool<Packet>& pool_;
-  Node& owner_;
-  PortId index_;
-  uint32_t handler_;
   Node* peer_ = nullptr;
+  // The frames on the wire, oldest first, linked through Packet::next_on_wire: a delivery
+  // reads the next frame's id and arrival from the packet it delivers, which the peer
+  // reads anyway, where a ring of its own cost a cache line more per delivery.
+  PacketId wire_head_;
+  PacketId wire_tail_;
+  uint32_t on_wire_ = 0;
+  uint32_t handler_;
   PortId peer_port_;
-  BitsPerSec rate_bps_ = 0;
+  PortId index_;
+  // Line 1.
+  Node& owner_;
   int64_t ps_per_byte_ = 0;  // exact picoseconds per byte, 0 when the rate has none
   Delta delay_;
-
-  Ring<PacketId> pause_queue_;
-  Ring<PacketId> control_queue_;
-  bool acks_in_data_queues_ = false;
-  bool pause_ahead_ = true;
-  uint32_t paused_priorities_ = 0;  // bit p: priority p paused by the peer
-  std::vector<Ring<PacketId>> data_queues_;
-  std::vector<int64_t> queue_bytes_;
-  std::unique_ptr<EgressScheduler> scheduler_;
-  std::vector<uint8_t> paused_;
-  QueueState queue_state_;  // the scheduler's view of the two above
-  uint32_t paused_mask_ = 0;
-  uint32_t nonempty_mask_ = 0;  // bit q: data queue q holds packets (first 32 queues)
-  size_t paused_count_ = 0;
-  Time paused_since_;
+  Time busy_until_;
+  uint64_t tx_seq_ = 0;
   int64_t data_bytes_total_ = 0;
-  bool pulls_;  // a host port: after each frame it asks its owner for the next
-
+  std::unique_ptr<EgressScheduler> scheduler_;
+  std::unique_ptr<PortQueue[]> data_queues_;
+  // Line 2.
+  Ring<PacketId> control_queue_;
+  uint32_t nonempty_mask_ = 0;  // bit q: data queue q holds packets (first 32 queues)
+  uint32_t paused_mask_ = 0;
+  uint32_t num_queues_;
+  // Sizes of pause_queue_ and control_queue_, kept here so that a frame's start does not
+  // read pause_queue_'s cold line.
+  uint32_t pause_frames_ = 0;
+  uint32_t control_frames_ = 0;
+  uint64_t tx_done_seq_ = 0;
   bool busy_ = false;
   bool choosing_ = false;
   bool tx_done_pending_ = false;
   bool tx_done_reserved_ = false;  // tx_done_seq_ holds the end-of-frame event's place
-  uint64_t tx_done_seq_ = 0;
-  Time busy_until_;
-  uint64_t tx_seq_ = 0;
-  Ring<InFlight> in_flight_;
+  bool acks_in_data_queues_ = false;
+  bool pause_ahead_ = true;
+  bool pulls_;  // a host port: after each frame it asks its owner for the next
+  // Line 3: the frame counters, written per frame.
+  alignas(64) PortCounters counters_;
+  // Touched only while something is paused or a PAUSE frame waits.
+  Ring<PacketId> pause_queue_;
+  std::vector<uint8_t> paused_;
+  uint32_t paused_priorities_ = 0;  // bit p: priority p paused by the peer
+  size_t paused_count_ = 0;
+  Time paused_since_;
+  BitsPerSec rate_bps_ = 0;
   TimerSlot wake_;
-  PortCounters counters_;
 };
 
 }  // namespace rocelab

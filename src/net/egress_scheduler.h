@@ -17,29 +17,40 @@
 
 namespace rocelab {
 
+// One data queue of a port: its FIFO and the wire bytes it holds, side by side (a frame
+// enqueued or sent updates both).
+struct PortQueue : Ring<PacketId> {
+  int64_t bytes = 0;
+};
+
 // What a scheduler may read of its port's data queues (inline: it is asked per packet).
 class QueueState {
  public:
-  QueueState(const std::vector<Ring<PacketId>>& queues, const std::vector<uint8_t>& paused,
+  QueueState(const PortQueue* queues, size_t num_queues, const std::vector<uint8_t>& paused,
              const Pool<Packet>& pool, const uint32_t& nonempty_mask, const uint32_t& paused_mask)
-      : queues_(&queues),
+      : queues_(queues),
+        num_queues_(num_queues),
         paused_(&paused),
         pool_(&pool),
         nonempty_mask_(&nonempty_mask),
         paused_mask_(&paused_mask) {}
-  size_t num_queues() const { return queues_->size(); }
+  QueueState(const std::vector<PortQueue>& queues, const std::vector<uint8_t>& paused,
+             const Pool<Packet>& pool, const uint32_t& nonempty_mask, const uint32_t& paused_mask)
+      : QueueState(queues.data(), queues.size(), paused, pool, nonempty_mask, paused_mask) {}
+  size_t num_queues() const { return num_queues_; }
   // Holds a packet and is not paused.
-  bool ready(size_t q) const { return !(*queues_)[q].empty() && !(*paused_)[q]; }
+  bool ready(size_t q) const { return !queues_[q].empty() && !(*paused_)[q]; }
   // Bit q set: queue q is ready; exact for ports of at most kMaskQueues queues.
   static constexpr size_t kMaskQueues = 32;
   bool has_ready_mask() const { return num_queues() <= kMaskQueues; }
   uint32_t ready_mask() const { return *nonempty_mask_ & ~*paused_mask_; }
   // Wire bytes of the head packet of a ready queue.
-  uint32_t head_bytes(size_t q) const { return (*pool_)[(*queues_)[q].front().index()].wire_bytes; }
+  uint32_t head_bytes(size_t q) const { return (*pool_)[queues_[q].front().index()].wire_bytes; }
 
  private:
-  const std::vector<Ring<PacketId>>* queues_;
-  const std::vector<uint8_t>* paused_;
+  const PortQueue* queues_;
+  size_t num_queues_;
+  const std::vector<uint8_t>* paused_;  // not its data: most picks never read it
   const Pool<Packet>* pool_;
   const uint32_t* nonempty_mask_;
   const uint32_t* paused_mask_;

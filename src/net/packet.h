@@ -44,8 +44,11 @@ struct alignas(64) Packet {
   NodeId src;  // sending host
   NodeId dst;  // receiving host
   FlowId flow;
-  uint64_t seq = 0;        // data: offset of the first payload byte; ack/nak: cumulative ack
-  uint64_t sack_seq = 0;   // NAK under selective repeat: the out-of-order packet it reports
+  // The frames on a link's wire form a list through the packets themselves (EgressPort):
+  // the frame behind this one and when it arrives, read with the line a delivery loads.
+  PacketId next_on_wire;
+  uint64_t seq = 0;  // data: offset of the first payload byte; ack/nak: cumulative ack
+  Time next_on_wire_arrival;
   uint32_t flow_hash = 0;  // hash of the 5-tuple, computed once at the NIC
   uint16_t sport = 0;
   uint16_t dport = 4791;  // RoCEv2 UDP port
@@ -54,7 +57,8 @@ struct alignas(64) Packet {
   // mixed-radix digit per multi-choice hop.
   uint32_t path_digits = 0;
 
-  Time sent_time;  // departure from the sender NIC (data); echoed in ACK/NAK
+  Time sent_time;         // departure from the sender NIC (data); echoed in ACK/NAK
+  uint64_t sack_seq = 0;  // NAK under selective repeat: the out-of-order packet it reports
 
   // The first scheme-declared fields (net/packet_state.h), in the packet itself so that a
   // switch reading them touches no other memory. Zeroed with the packet.

@@ -2,23 +2,6 @@
 
 namespace rocelab {
 
-void EventQueue::link(size_t slot, const EventEntry& e) {
-  uint32_t n;
-  if (!free_nodes_.empty()) {
-    n = free_nodes_.back();
-    free_nodes_.pop_back();
-  } else {
-    n = static_cast<uint32_t>(nodes_.size());
-    nodes_.emplace_back();
-  }
-  nodes_[n] = Node{e, head_[slot]};
-  head_[slot] = n;
-  ++chain_[slot];
-  busy_[slot >> 6] |= uint64_t{1} << (slot & 63);
-  busy_words_ |= uint64_t{1} << (slot >> 6);
-  ++wheel_size_;
-}
-
 // The first busy slot at or after the cursor's, going round once: every event in the wheel
 // lies within one lap of the cursor, so this is the earliest slot.
 size_t EventQueue::first_busy_slot() const {
@@ -35,50 +18,30 @@ size_t EventQueue::first_busy_slot() const {
 EventKey EventQueue::front_key() {
   if (wheel_size_ > 0 && !front_known_) {
     const size_t slot = first_busy_slot();
-    uint32_t best = head_[slot], best_prev = kNil;
-    for (uint32_t prev = best, n = nodes_[best].next; n != kNil; prev = n, n = nodes_[n].next) {
-      if (nodes_[n].entry.key < nodes_[best].entry.key) {
-        best = n;
-        best_prev = prev;
+    const Slot& listed = slots_[slot];
+    const uint8_t count = count_[slot];
+    uint8_t best = 0;
+    EventKey best_key = nodes_[listed.node[0]].entry.key;
+    for (uint8_t i = 1; i < count; ++i) {
+      const EventKey key = nodes_[listed.node[i]].entry.key;
+      if (key < best_key) {
+        best_key = key;
+        best = i;
       }
     }
     front_slot_ = slot;
-    front_node_ = best;
-    front_prev_ = best_prev;
+    front_node_ = listed.node[best];
+    front_pos_ = best;
   }
-  if (wheel_size_ == 0) {
-    front_in_wheel_ = false;
-  } else if (far_.empty()) {
-    front_in_wheel_ = true;
-  } else {
-    front_in_wheel_ = nodes_[front_node_].entry.key < far_.top().key;
-  }
+  front_in_wheel_ = wheel_size_ > 0 && nodes_[front_node_].entry.key < far_front_;
   front_known_ = true;
-  return front_in_wheel_ ? nodes_[front_node_].entry.key : far_.top().key;
+  return front_in_wheel_ ? nodes_[front_node_].entry.key : far_front_;
 }
 
 Event EventQueue::pop() {
   if (!front_known_) front_key();
   front_known_ = false;
-  EventEntry e;
-  if (front_in_wheel_) {
-    const size_t slot = front_slot_;
-    const uint32_t n = front_node_;
-    e = nodes_[n].entry;
-    if (front_prev_ == kNil) {
-      head_[slot] = nodes_[n].next;
-    } else {
-      nodes_[front_prev_].next = nodes_[n].next;
-    }
-    free_nodes_.push_back(n);
-    --wheel_size_;
-    if (--chain_[slot] == 0) {
-      busy_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
-      if (busy_[slot >> 6] == 0) busy_words_ &= ~(uint64_t{1} << (slot >> 6));
-    }
-  } else {
-    e = far_.pop();
-  }
+  const EventEntry e = front_in_wheel_ ? unlink(front_slot_, front_pos_) : pop_far();
   // Nothing left in the wheel is earlier than the event taken.
   cursor_ = static_cast<uint64_t>(event_key_time(e.key)) >> width_log2_;
   return e.event();
@@ -86,12 +49,12 @@ Event EventQueue::pop() {
 
 void EventQueue::set_slot_width_log2(int width_log2) {
   for (size_t slot = 0; slot < kSlots; ++slot) {
-    for (uint32_t n = head_[slot]; n != kNil; n = nodes_[n].next) {
-      far_.push(nodes_[n].entry);
+    for (uint8_t i = 0; i < count_[slot]; ++i) {
+      const uint32_t n = slots_[slot].node[i];
+      push_far(nodes_[n].entry);
       free_nodes_.push_back(n);
     }
-    head_[slot] = kNil;
-    chain_[slot] = 0;
+    count_[slot] = 0;
   }
   busy_ = {};
   busy_words_ = 0;

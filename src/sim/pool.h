@@ -24,15 +24,18 @@ class Pool {
 
   uint32_t alloc() {
     ++in_use_;
+    uint32_t idx;
     if (!free_.empty()) {
-      const uint32_t idx = free_.back();
+      idx = free_.back();
       free_.pop_back();
-      (*this)[idx] = T{};
-      return idx;
+    } else {
+      if (size_ == chunks_.size() * kChunkSize) add_chunk();
+      idx = static_cast<uint32_t>(size_++);
     }
-    if (size_ == chunks_.size() * kChunkSize) add_chunk();
-    const uint32_t idx = static_cast<uint32_t>(size_++);
-    (*this)[idx] = T{};
+    // Copied from one default object: assigning T{} built a zeroed temporary on the stack
+    // first (a string store) and then copied that.
+    static const T kFresh{};
+    (*this)[idx] = kFresh;
     return idx;
   }
 

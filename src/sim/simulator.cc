@@ -5,26 +5,10 @@
 
 namespace rocelab {
 
-namespace {
-// An event in the past would break causality: a bug in the model, never input.
-void check_not_past(Time when, Time now) {
-  if (when < now) {
-    std::fprintf(stderr, "rocelab: internal error: event scheduled at %lld ps before now %lld ps\n",
-                 static_cast<long long>(when.ps), static_cast<long long>(now.ps));
-    std::abort();
-  }
-}
-}  // namespace
-
-void Simulator::schedule(Time when, uint32_t target, uint32_t kind, uint64_t arg) {
-  check_not_past(when, now_);
-  queue_.push(when, target, kind, arg);
-}
-
-void Simulator::schedule_reserved(Time when, uint64_t seq, uint32_t target, uint32_t kind,
-                                  uint64_t arg) {
-  check_not_past(when, now_);
-  queue_.push_reserved(when, seq, target, kind, arg);
+void Simulator::scheduled_in_past(Time when, Time now) {
+  std::fprintf(stderr, "rocelab: internal error: event scheduled at %lld ps before now %lld ps\n",
+               static_cast<long long>(when.ps), static_cast<long long>(now.ps));
+  std::abort();
 }
 
 void Simulator::arm(TimerSlot& slot, Time when, uint32_t target, uint32_t kind, uint32_t key) {
@@ -61,12 +45,11 @@ void Simulator::set_event_horizon(Delta horizon) {
 
 void Simulator::run_until(Time until) {
   stop_requested_ = false;
-  while (!queue_.empty() && !stop_requested_) {
-    if (queue_.top_time() > until) break;
-    const Event e = queue_.pop();
-    now_ = e.time;
+  EventEntry e;
+  while (!stop_requested_ && queue_.take_due(until, e)) {
+    now_ = Time{event_key_time(e.key)};
     ++events_processed_;
-    handlers_[e.target]->on_event(e.kind, e.arg);
+    handlers_[e.payload.target]->on_event(e.payload.kind, e.payload.arg);
   }
   // With events left beyond `until`, the clock stands at `until`; with none left it stays
   // at the last event, so that a drained simulation reports when it really ended.

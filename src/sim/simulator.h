@@ -43,12 +43,22 @@ class Simulator {
     return static_cast<uint32_t>(handlers_.size() - 1);
   }
 
-  void schedule(Time when, uint32_t target, uint32_t kind, uint64_t arg = 0);
+  // Inline: the push is a few instructions, and the call was a tenth of the event list's.
+  void schedule(Time when, uint32_t target, uint32_t kind, uint64_t arg = 0) {
+    if (when < now_) [[unlikely]]
+      scheduled_in_past(when, now_);
+    queue_.push(when, target, kind, arg);
+  }
   // An event known now but put in the queue later (to keep the queue small): reserve its
   // sequence number now, schedule it with schedule_reserved later, and it runs exactly
   // where it would have run had it been scheduled at the reservation.
   uint64_t reserve_seq() { return queue_.reserve_seq(); }
-  void schedule_reserved(Time when, uint64_t seq, uint32_t target, uint32_t kind, uint64_t arg = 0);
+  void schedule_reserved(Time when, uint64_t seq, uint32_t target, uint32_t kind,
+                         uint64_t arg = 0) {
+    if (when < now_) [[unlikely]]
+      scheduled_in_past(when, now_);
+    queue_.push_reserved(when, seq, target, kind, arg);
+  }
   void schedule_in(Delta delay, uint32_t target, uint32_t kind, uint64_t arg = 0) {
     schedule(now_ + delay, target, kind, arg);
   }
@@ -70,6 +80,9 @@ class Simulator {
   bool stop_requested() const { return stop_requested_; }
 
  private:
+  // An event in the past would break causality: a bug in the model, never input. Aborts.
+  [[noreturn]] static void scheduled_in_past(Time when, Time now);
+
   EventQueue queue_;
   std::vector<EventHandler*> handlers_;
   Time now_ = Time::zero();
