@@ -5,24 +5,21 @@ Every figure is the mean over the sweep's seeds ± the half-width of its 95% con
 interval (Student's t), as rocelab's sweep.csv gives it; per-flow goodput (Fig. 2, 10) is
 computed here from each run's time series, with the same interval."""
 import csv
-import math
 import os
 import sys
 
 ROOT = sys.argv[1] if len(sys.argv) > 1 else "runs/flb"
-T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228]
+# The interval as rocelab computes it (src/stats/confidence.cc), from the plot script.
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "cli"))
+from rocelab_plot import mean_ci as _mean_ci  # noqa: E402
 
 
 def mean_ci(xs):
     xs = [x for x in xs if x is not None]
     if not xs:
         return None, None
-    m = sum(xs) / len(xs)
-    if len(xs) < 2:
-        return m, None
-    sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
-    t = T975[len(xs) - 2] if len(xs) - 1 <= len(T975) else 1.96
-    return m, t * sd / math.sqrt(len(xs))
+    return _mean_ci(xs)
 
 
 def rows(sweep, name="sweep.csv"):

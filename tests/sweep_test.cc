@@ -125,6 +125,14 @@ TEST(SweepCommand, ResumableAndTheSameUnderAnyNumberOfJobs) {
   ASSERT_EQ(run_cli("sweep " + kTinySweep + " -q --out " + (dir / "j2").string(), &log), 0);
   EXPECT_NE(log.find("18 finished (17 reused)"), std::string::npos) << log;
   EXPECT_EQ(slurp((dir / "j2/sweep.csv").string()), one);
+
+  // --force runs everything again, finished or not: the run directories are rewritten.
+  const fs::path kept = dir / "j2/runs/load=0.5/rps+none+pfc/seed-1/summary.json";
+  const auto before_force = fs::last_write_time(kept);
+  ASSERT_EQ(run_cli("sweep " + kTinySweep + " -q --force --out " + (dir / "j2").string(), &log), 0);
+  EXPECT_NE(log.find("18 finished (0 reused)"), std::string::npos) << log;
+  EXPECT_NE(fs::last_write_time(kept), before_force);
+  EXPECT_EQ(slurp((dir / "j2/sweep.csv").string()), one);
   fs::remove_all(dir);
 }
 

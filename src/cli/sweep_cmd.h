@@ -34,9 +34,6 @@ class SweepDriver {
   // Writes runs.csv, sweep.csv, sweep.json; prints failures; the exit status.
   int finish();
 
-  const Sweep& sweep() const { return sweep_; }
-  const SweepOptions& options() const { return options_; }
-
  private:
   void worker();
 
@@ -46,7 +43,7 @@ class SweepDriver {
   std::vector<RunOutcome> outcomes_;
   std::vector<size_t> pending_;
   size_t next_pending_ = 0;
-  size_t reused_ = 0, done_ = 0, failed_ = 0, interrupted_ = 0, running_ = 0;
+  size_t reused_ = 0, done_ = 0, failed_ = 0, running_ = 0;
   double started_s_ = 0, last_print_s_ = 0;
   bool tty_ = false;
 };

@@ -84,8 +84,9 @@ struct RunOutcome {
 // this configuration (same config.resolved.yaml), else kNotRun.
 RunOutcome finished_outcome(const Sweep& sweep, size_t run_index, const std::string& out_dir);
 
-// Runs one point of the sweep (or reuses its finished result), writing its directory
-// atomically. Never throws for a bad point: the error is in the outcome.
+// Runs one point of the sweep, writing its directory atomically (whoever hands out the runs
+// decides what to reuse, with finished_outcome). Never throws for a bad point: the error is
+// in the outcome.
 RunOutcome execute_sweep_run(const Sweep& sweep, size_t run_index, const std::string& out_dir,
                              const std::atomic<bool>* interrupted);
 

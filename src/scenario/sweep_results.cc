@@ -144,8 +144,6 @@ RunOutcome finished_outcome(const Sweep& sweep, size_t i, const std::string& out
 
 RunOutcome execute_sweep_run(const Sweep& sweep, size_t i, const std::string& out_dir,
                              const std::atomic<bool>* interrupted) {
-  RunOutcome done = finished_outcome(sweep, i, out_dir);
-  if (done.status != RunOutcome::Status::kNotRun) return done;
   static std::atomic<uint64_t> counter{0};
   const fs::path final_dir = fs::path(out_dir) / sweep.runs[i].rel_dir;
   char host[256] = "host";
