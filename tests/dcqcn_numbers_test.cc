@@ -177,5 +177,28 @@ TEST(DcqcnNumbers, MinCutIntervalMergesCutsCloserThanIt) {
   EXPECT_EQ(s.rc(), 37'500 * M);
 }
 
+// A CNP merged into the previous cut by min_cut_interval still raises alpha (Eq. 2). With
+// g = 1/16 and initial alpha 1/2: the cut at 10 us gives R_C = 75G, alpha = 0.53125; the
+// merged CNP at 20 us alpha = 15/16 x 0.53125 + 1/16 = 0.560546875; the cut at 60 us
+// R_C = 75G x (1 - 0.2802734375) = 53,979,492,187 b/s (55.078125G had the merged CNP been
+// ignored).
+TEST(DcqcnNumbers, MergedCnpStillRaisesAlpha) {
+  DcqcnConfig cfg;
+  cfg.g = 1.0 / 16;
+  cfg.initial_alpha = 0.5;
+  cfg.min_cut_interval = Delta::from_us(50);
+  OneFlow s(cfg, true);
+  s.run_to(10 * kUs);
+  s.cnp();
+  ASSERT_EQ(s.rc(), 75 * G);
+  s.run_to(20 * kUs);
+  s.cnp();
+  EXPECT_EQ(s.rc(), 75 * G);
+  EXPECT_DOUBLE_EQ(s.dcqcn->alpha(s.f), 0.560546875);
+  s.run_to(60 * kUs);
+  s.cnp();
+  EXPECT_EQ(s.rc(), 53'979'492'187);
+}
+
 }  // namespace
 }  // namespace rocelab

@@ -13,6 +13,14 @@ const Registry<CcConfigFactory>& cc_registry() {
           [] { return std::make_unique<NoCongestionControlConfig>(); });
     r.add("dcqcn", "DCQCN reaction point (Zhu et al., SIGCOMM'15) with ECN marking and CNPs",
           [] { return std::make_unique<DcqcnSchemeConfig>(); });
+    r.add("dcqcn_win",
+          "DCQCN with each flow's bytes in flight capped at one end-to-end BDP (BFC §4.1 "
+          "DCQCN+Win, after its ref. [22])",
+          [] {
+            auto c = std::make_unique<DcqcnSchemeConfig>();
+            c->window_cap_bdp = 1;
+            return c;
+          });
     r.add("rc", "FLB minimal rate control (ATC'25 §3.3): pause on CNM, resume at C/n",
           [] { return std::make_unique<FlbRcSchemeConfig>(); });
     return r;

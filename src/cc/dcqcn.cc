@@ -31,11 +31,12 @@ void DcqcnSchemeConfig::describe(ParamVisitor& v) {
          "ns3_mlx: rate kept on a flow's first CNP (RateOnFirstCnp, 1.0)");
   v.flag("clamp_target_rate", cfg.clamp_target_rate,
          "ns3_mlx: every cut sets target = current rate (CLAMP_TARGET_RATE, false)");
+  describe_window_cap(v);
 }
 
 std::unique_ptr<CongestionControl> DcqcnSchemeConfig::build() const {
-  if (cfg.model == "ns3_mlx") return std::make_unique<DcqcnMlx>(cfg);
-  return std::make_unique<Dcqcn>(cfg);
+  if (cfg.model == "ns3_mlx") return with_window_cap(std::make_unique<DcqcnMlx>(cfg));
+  return with_window_cap(std::make_unique<Dcqcn>(cfg));
 }
 
 void Dcqcn::attach(RdmaTransport& transport) {
@@ -73,7 +74,12 @@ void Dcqcn::on_cnp(FlowId f, const Packet&) {
   Simulator& sim = transport_->sim();
   const Time now = sim.now();
   s.cnp_since_alpha_update = true;
-  if (s.last_cut != Time::never() && now - s.last_cut < cfg_.min_cut_interval) return;
+  if (s.last_cut != Time::never() && now - s.last_cut < cfg_.min_cut_interval) {
+    // Merged into the previous cut, the CNP still counts as congestion (Eq. 2), and the
+    // flag above keeps the next alpha expiry from decaying it.
+    s.alpha = (1 - cfg_.g) * s.alpha + cfg_.g;
+    return;
+  }
   // DCQCN §3.1 Eq. 1-2: R_T = R_C; R_C = R_C (1 - alpha/2); alpha = (1-g) alpha + g.
   s.last_cut = now;
   s.rt = s.rc;

@@ -10,8 +10,9 @@ class NoCongestionControl final : public CongestionControl {};
 
 class NoCongestionControlConfig final : public CcConfig {
  public:
+  void describe(ParamVisitor& v) override { describe_window_cap(v); }
   std::unique_ptr<CongestionControl> build() const override {
-    return std::make_unique<NoCongestionControl>();
+    return with_window_cap(std::make_unique<NoCongestionControl>());
   }
 };
 

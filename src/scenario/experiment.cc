@@ -1,5 +1,6 @@
 #include "scenario/experiment.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "cc/cc_registry.h"
@@ -49,9 +50,12 @@ Experiment::Experiment(const ExperimentSpec& spec) : Experiment(spec, make_cc(sp
 Experiment::Experiment(const ExperimentSpec& spec, std::unique_ptr<CongestionControl> cc)
     : spec_(spec) {
   spec_.network = resolved_network(spec);
+  const CcFabricNeeds needs = cc->fabric_needs();
+  spec_.network.wire.data_header_bytes += needs.data_header_bytes;
+  spec_.network.wire.ack_bytes += needs.ack_header_bytes;
   net_ = std::make_unique<Network>(sim_, spec_.topology, spec_.network);
   const std::shared_ptr<const LbConfig> lb = lb_config(spec_);
-  install_switch_features();
+  install_switch_features(needs.switch_features);
   net_->install_load_balancers(*lb);
   transport_ = std::make_unique<RdmaTransport>(*net_, spec_.transport, std::move(cc));
   transport_->set_on_finish([this](const FlowRecord&) {
@@ -62,7 +66,7 @@ Experiment::Experiment(const ExperimentSpec& spec, std::unique_ptr<CongestionCon
   spec_.flows = {};
 }
 
-void Experiment::install_switch_features() {
+void Experiment::install_switch_features(const std::vector<std::string>& cc_features) {
   std::vector<std::string> names;
   if (spec_.network.switch_config.ecn.enabled) names.push_back("ecn");
   for (const std::string& n : spec_.switch_features) {
@@ -70,6 +74,9 @@ void Experiment::install_switch_features() {
       throw std::invalid_argument("switch feature 'ecn' is set by switch.ecn.enabled");
     names.push_back(n);
   }
+  // The congestion control's own needs, once each, after what the scenario lists.
+  for (const std::string& n : cc_features)
+    if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
   for (const std::string& n : names) {
     const auto* entry = switch_feature_registry().find(n);
     if (!entry) throw std::invalid_argument("unknown switch feature '" + n + "'");

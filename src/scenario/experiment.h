@@ -70,7 +70,7 @@ class Experiment {
 
  private:
   void add_flows(const std::vector<FlowSpec>& flows);
-  void install_switch_features();
+  void install_switch_features(const std::vector<std::string>& cc_features);
 
   ExperimentSpec spec_;
   Simulator sim_;

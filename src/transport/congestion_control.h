@@ -8,6 +8,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "net/packet.h"
 #include "sim/ids.h"
@@ -25,9 +27,23 @@ struct AckEvent {
   const Packet* ack = nullptr;
 };
 
+// What a scheme needs of the fabric, asked once before the network is built.
+struct CcFabricNeeds {
+  // Switch features installed on every switch after switch.features (HPCC: "int").
+  std::vector<std::string> switch_features;
+  // Bytes the scheme's header adds to every data frame and to every ACK/NAK (an INT stack).
+  uint32_t data_header_bytes = 0;
+  uint32_t ack_header_bytes = 0;
+};
+
 class CongestionControl {
  public:
   virtual ~CongestionControl() = default;
+  virtual CcFabricNeeds fabric_needs() const { return {}; }
+  // A cap on each flow's bytes in flight, in end-to-end BDPs at the NIC's line rate (0 =
+  // none); the transport applies it below the scheme's own window. BFC §4.1's DCQCN+Win.
+  double window_cap_bdp() const { return window_cap_bdp_; }
+  void set_window_cap_bdp(double bdps) { window_cap_bdp_ = bdps; }
   // Called once, before any flow starts.
   virtual void attach(RdmaTransport& transport) { transport_ = &transport; }
   // `n` flows will exist: size per-flow state once instead of growing it flow by flow.
@@ -52,6 +68,9 @@ class CongestionControl {
 
  protected:
   RdmaTransport* transport_ = nullptr;
+
+ private:
+  double window_cap_bdp_ = 0;
 };
 
 // A congestion control's parameters and its factory.
@@ -60,6 +79,21 @@ class CcConfig {
   virtual ~CcConfig() = default;
   virtual void describe(ParamVisitor&) {}
   virtual std::unique_ptr<CongestionControl> build() const = 0;
+
+  // The window cap of a rate-based scheme (CongestionControl::window_cap_bdp): its
+  // describe lists it, its build hands it on.
+  double window_cap_bdp = 0;
+
+ protected:
+  void describe_window_cap(ParamVisitor& v) {
+    v.real("window_cap_bdp", window_cap_bdp, 0, 1000,
+           "cap on bytes in flight per flow, in end-to-end BDPs at line rate (0: none; 1: "
+           "the window of BFC's DCQCN+Win, after its ref. [22])");
+  }
+  std::unique_ptr<CongestionControl> with_window_cap(std::unique_ptr<CongestionControl> cc) const {
+    cc->set_window_cap_bdp(window_cap_bdp);
+    return cc;
+  }
 };
 
 }  // namespace rocelab

@@ -239,6 +239,9 @@ void RdmaTransport::start_flow(FlowId f) {
   }
   hosts_[s.src.index()].active.push_back(f);
   count_unsent(s);
+  if (cc_->window_cap_bdp() > 0)
+    s.window_cap_bytes = std::max<uint64_t>(
+        1, static_cast<uint64_t>(cc_->window_cap_bdp() * static_cast<double>(bdp_bytes(f))));
   cc_->on_flow_start(f);
   sim().arm(s.rto, sim().now() + cfg_.rto, handler_, kRto, f.index());
   kick(f);
@@ -273,7 +276,9 @@ bool RdmaTransport::next_seq(Sender& s, uint64_t* seq) {
     }
   }
   if (s.snd_nxt >= s.size) return false;
-  if (s.window_bytes && s.snd_nxt - s.snd_una >= s.window_bytes) return false;
+  const uint64_t in_flight = s.snd_nxt - s.snd_una;
+  if (s.window_bytes && in_flight >= s.window_bytes) return false;
+  if (s.window_cap_bytes && in_flight >= s.window_cap_bytes) return false;
   *seq = s.snd_nxt;
   return true;
 }

@@ -101,6 +101,11 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   // buffer); for tests of its footprint.
   const PacketBitmap& held_packets(FlowId f) const { return receivers_[f.index()].held; }
   Delta base_rtt(FlowId f) const { return flows_[f.index()].base_rtt; }
+  // Bytes the flow's line rate carries in one base RTT: its end-to-end BDP.
+  uint64_t bdp_bytes(FlowId f) const {
+    const Sender& s = flows_[f.index()];
+    return static_cast<uint64_t>(bytes_in(s.base_rtt, s.line_rate_bps));
+  }
   CongestionControl& cc() { return *cc_; }
   // The receiver half of congestion control answers a data packet with a CNP frame.
   void send_cnp(const Packet& data);
@@ -156,7 +161,8 @@ class RdmaTransport final : public HostAgent, public EventHandler {
     uint64_t rtx_next = 0;
     uint64_t recovery_point = 0;
     bool in_recovery = false;
-    uint64_t window_bytes = 0;
+    uint64_t window_bytes = 0;      // the scheme's window (0 = none)
+    uint64_t window_cap_bytes = 0;  // CongestionControl::window_cap_bdp (0 = none)
     BitsPerSec line_rate_bps = 0;
     BitsPerSec rate_bps = 0;
     Time next_send;
