@@ -2,7 +2,10 @@
 
 #include "cc/dcqcn.h"
 #include "cc/flb_rc.h"
+#include "cc/hpcc.h"
 #include "cc/none.h"
+#include "cc/swift.h"
+#include "cc/timely.h"
 
 namespace rocelab {
 
@@ -23,6 +26,12 @@ const Registry<CcConfigFactory>& cc_registry() {
           });
     r.add("rc", "FLB minimal rate control (ATC'25 §3.3): pause on CNM, resume at C/n",
           [] { return std::make_unique<FlbRcSchemeConfig>(); });
+    r.add("hpcc", "HPCC (Li et al., SIGCOMM'19): INT-driven window and rate, per-ACK reaction",
+          [] { return std::make_unique<HpccSchemeConfig>(); });
+    r.add("swift", "Swift (Kumar et al., SIGCOMM'20): delay-based window with hop and flow scaling",
+          [] { return std::make_unique<SwiftSchemeConfig>(); });
+    r.add("timely", "TIMELY (Mittal et al., SIGCOMM'15): rate from the RTT gradient",
+          [] { return std::make_unique<TimelySchemeConfig>(); });
     return r;
   }();
   return registry;

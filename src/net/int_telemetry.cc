@@ -10,9 +10,11 @@ void IntStamping::on_dequeue(const SwitchView& sw, Packet& p, PortId port_id) {
   IntHop& hop = stack.hop[stack.hops++];
   hop.ts = sw.now();
   // The port counts a frame when its transmission starts, just after this hook.
-  hop.tx_bytes = port.counters().tx_bytes + p.wire_bytes;
+  hop.tx_bytes = port.counters().tx_bytes;
   hop.rate_bps = port.rate_bps();
   hop.qlen_bytes = port.data_queue_bytes();
+  hop.node = sw.id();
+  hop.port = port_id;
 }
 
 }  // namespace rocelab

@@ -9,15 +9,18 @@
 
 #include "net/packet_state.h"
 #include "net/switch_feature.h"
+#include "sim/ids.h"
 #include "sim/time.h"
 
 namespace rocelab {
 
 struct IntHop {
   Time ts;                  // when the packet left the egress queue
-  uint64_t tx_bytes = 0;    // wire bytes the port has transmitted, this packet included
+  uint64_t tx_bytes = 0;    // wire bytes the port transmitted before this packet
   BitsPerSec rate_bps = 0;  // the port's link rate
   int64_t qlen_bytes = 0;   // bytes queued in the port's data queues behind the packet
+  NodeId node;              // the switch and its egress port (INT switch id, port id):
+  PortId port;              // a sender can tell a hop of another path from its own
 };
 
 struct IntStack {

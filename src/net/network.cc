@@ -1,6 +1,7 @@
 #include "net/network.h"
 
 #include <algorithm>
+#include <map>
 #include <stdexcept>
 
 #include "net/drr_scheduler.h"
@@ -96,6 +97,55 @@ std::vector<std::pair<BitsPerSec, Delta>> Network::route_links(NodeId a, NodeId 
   const EgressPort& last = nodes_[dst_edge]->port(r.host_port_at_edge(b.index()));
   links.emplace_back(last.rate_bps(), last.delay());
   return links;
+}
+
+Delta Network::max_route_sum(const std::function<Delta(BitsPerSec, Delta)>& link_term) const {
+  const Routing& r = ctx_->routing;
+  // Per edge switch, the two largest terms of its hosts' first link (NIC) and last link
+  // (edge to host): a pair on one edge must be two distinct hosts.
+  struct Top2 {
+    Delta best{-1}, second{-1};  // terms are never negative
+    NodeId best_host;
+    void add(Delta d, NodeId h) {
+      if (d > best) {
+        second = best;
+        best = d;
+        best_host = h;
+      } else if (d > second) {
+        second = d;
+      }
+    }
+  };
+  std::map<uint32_t, std::pair<Top2, Top2>> edges;  // edge -> (first links, last links)
+  for (NodeId h : hosts_) {
+    const uint32_t edge = r.edge_of_host(h.index());
+    const EgressPort& nic = nodes_[h.index()]->port(PortId(0));
+    const EgressPort& down = nodes_[edge]->port(r.host_port_at_edge(h.index()));
+    edges[edge].first.add(link_term(nic.rate_bps(), nic.delay()), h);
+    edges[edge].second.add(link_term(down.rate_bps(), down.delay()), h);
+  }
+  Delta best = Delta::zero();
+  for (const auto& [src_edge, src] : edges) {
+    for (const auto& [dst_edge, dst] : edges) {
+      const Top2& up = src.first;
+      const Top2& down = dst.second;
+      if (src_edge == dst_edge) {
+        if (up.second < Delta::zero()) continue;  // one host: no pair
+        best = std::max(best, up.best_host != down.best_host
+                                  ? up.best + down.best
+                                  : std::max(up.best + down.second, up.second + down.best));
+        continue;
+      }
+      Delta sum = up.best + down.best;
+      const auto path = r.path_nodes(src_edge, dst_edge, 0);
+      for (size_t i = 0; i + 1 < path.size(); ++i) {
+        const EgressPort& p = nodes_[path[i]]->port(r.next_hops(path[i], dst_edge)[0]);
+        sum += link_term(p.rate_bps(), p.delay());
+      }
+      best = std::max(best, sum);
+    }
+  }
+  return best;
 }
 
 uint64_t Network::data_packet_hops() const {

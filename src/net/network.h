@@ -73,6 +73,14 @@ class Network {
                       uint32_t last_wire_bytes) const;
   // Serialization of one `wire_bytes` frame on the slowest link of that route.
   Delta slowest_serialization(NodeId a, NodeId b, uint32_t wire_bytes) const;
+  // The largest, over ordered pairs of distinct hosts, of the sum of `link_term(rate,
+  // delay)` over the links of the default route (HPCC's network-wide base RTT). Costs one
+  // route per pair of edge switches, not per pair of hosts.
+  Delta max_route_sum(const std::function<Delta(BitsPerSec, Delta)>& link_term) const;
+  // Switches on that route (what a packet's TTL counts down).
+  uint32_t switch_hops(NodeId a, NodeId b) const {
+    return static_cast<uint32_t>(route_links(a, b).size()) - 1;
+  }
 
   // Invariants after a drained run: empty buffers and queues; empty string when they hold.
   std::string check_drained() const;

@@ -4,6 +4,8 @@
 #include "scenario/presets.h"
 
 #include "cc/dcqcn.h"
+#include "cc/hpcc.h"
+#include "cc/timely.h"
 #include "lb/letflow.h"
 #include "scenario/yaml_params.h"
 
@@ -18,12 +20,13 @@ void ns3_common(ScenarioConfig& c) {
   c.wire.mtu_payload_bytes = 1000;  // PACKET_PAYLOAD_SIZE 1000
   c.wire.phy_overhead_bytes = 0;    // ns-3 point-to-point links carry no preamble/IFG
   // rdma-hw.cc GetNxtPacket: SeqTsHeader 6 (pg, seq; no INT under DCQCN) + UDP 8 + IPv4 20
-  // + PPP 2 around the payload; a 1000 B packet is 1036 B on the link.
-  c.wire.data_header_bytes = 36;
-  // rdma-hw.cc ReceiveUdp: the ACK/NAK is padded to 60 - 14 B, plus PPP 2 = 48 B.
-  c.wire.ack_bytes = 48;
-  // qbb-net-device.cc SendPfc: PauseHeader 9 + IPv4 20 + PPP 2.
-  c.wire.pfc_frame_bytes = 31;
+  // + PPP 14 (ppp-header.cc GetStaticSize: the protocol and 12 zero bytes, "as Ethernet")
+  // around the payload; a 1000 B packet is 1048 B on the link.
+  c.wire.data_header_bytes = 48;
+  // rdma-hw.cc ReceiveUdp: the qbbHeader padded to 60 - 14 - 20 B, plus IPv4 20 and PPP 14.
+  c.wire.ack_bytes = 60;
+  // qbb-net-device.cc SendPfc: PauseHeader 9 + IPv4 20 + PPP 14.
+  c.wire.pfc_frame_bytes = 43;
   c.transport.ack_interval_packets = 1;              // L2_ACK_INTERVAL 1
   c.transport.cnp_delivery = CnpDelivery::kAckFlag;  // ReceiveUdp: seqh.SetCnp()
   c.transport.cnp_interval = Delta::zero();
@@ -106,7 +109,43 @@ void ns3_dcqcn(DcqcnConfig& d) {
   d.byte_counter_bytes = int64_t{1} << 60;         // the Mlx model has no byte counter
 }
 
+// HPCC and TIMELY as HPCC-ns3's run.py sets them at 100 Gb/s (`--cc hp`, `--cc timely`);
+// rdma-hw.cc is the same in ConWeave-ns3.
+bool ns3_hpcc_timely(CcConfig& cc) {
+  if (auto* hpcc = dynamic_cast<HpccSchemeConfig*>(&cc)) {
+    HpccConfig& h = hpcc->cfg;
+    h.eta = 0.95;                  // U_TARGET 0.95
+    h.max_stage = 0;               // MI_THRESH 0: every update multiplicative
+    h.rate_ai_bps = mbps(40);      // RATE_AI 10 * bw / 25 Mb/s
+    h.min_rate_bps = gbps(1);      // MIN_RATE 1000Mb/s
+    h.base_rtt = Delta::zero();    // GLOBAL_T 1: the topology's largest base RTT
+    h.fast_react = true;           // FAST_REACT 1
+    h.initial_utilisation = 1.0;   // rdma-queue-pair.cc hp.u = 1
+    h.int_data_header_bytes = 42;  // int-header.cc: 5 hops x 8 B + nhop 2
+    // ReceiveUdp pads an ACK to 60 B; with the 42 B INT copy the qbbHeader needs no padding:
+    // 12 + 42 + IPv4 20 + PPP 14 = 88 B, 28 B more than the padded 60.
+    h.int_ack_header_bytes = 28;
+    return true;
+  }
+  if (auto* timely = dynamic_cast<TimelySchemeConfig*>(&cc)) {
+    TimelyConfig& t = timely->cfg;
+    t.model = "ns3";
+    t.rate_ai_bps = mbps(100);       // RATE_AI 10 * bw / 10 Mb/s
+    t.rate_hai_bps = mbps(500);      // RATE_HAI 50 * bw / 10 Mb/s
+    t.min_rate_bps = gbps(1);        // MIN_RATE 1000Mb/s
+    t.alpha = 0.875;                 // rdma-hw.cc TimelyAlpha attribute default
+    t.beta = 0.8;                    // TimelyBeta
+    t.t_low = Delta::from_us(50);    // TimelyTLow 50000 ns
+    t.t_high = Delta::from_us(500);  // TimelyTHigh 500000 ns
+    t.min_rtt = Delta::from_us(20);  // TimelyMinRtt 20000 ns
+    t.timestamp_header_bytes = 8;    // int-header.cc TS mode: an 8 B send timestamp
+    return true;
+  }
+  return false;
+}
+
 void hpcc_ns3_cc(CcConfig& cc) {
+  if (ns3_hpcc_timely(cc)) return;
   auto* dcqcn = dynamic_cast<DcqcnSchemeConfig*>(&cc);
   if (!dcqcn) return;
   DcqcnConfig& d = dcqcn->cfg;
@@ -117,6 +156,7 @@ void hpcc_ns3_cc(CcConfig& cc) {
 }
 
 void conweave_ns3_cc(CcConfig& cc) {
+  if (ns3_hpcc_timely(cc)) return;
   auto* dcqcn = dynamic_cast<DcqcnSchemeConfig*>(&cc);
   if (!dcqcn) return;
   DcqcnConfig& d = dcqcn->cfg;

@@ -92,6 +92,7 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   void set_window(FlowId f, uint64_t window_bytes);  // 0 = no window
   // Holds a flow without touching its rate (FLB minimal rate control's pause).
   void set_hold(FlowId f, bool hold);
+  uint64_t snd_nxt(FlowId f) const { return flows_[f.index()].snd_nxt; }
   uint64_t inflight_bytes(FlowId f) const {
     return flows_[f.index()].snd_nxt - flows_[f.index()].snd_una;
   }
