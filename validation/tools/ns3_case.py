@@ -7,7 +7,8 @@ patch the simulators; see validation/README.md for the sources and commits used.
   ns3_case.py --case NAME --binary PATH/third                  (HPCC-ns3 cases)
 
 The configuration written for the simulator holds the values of its own run script (run.py)
-for DCQCN at 100 Gb/s; each case's settings come from validation/cases.json.
+at 100 Gb/s: DCQCN for ConWeave-ns3; for HPCC-ns3 the case's "ns3_cc" (dcqcn, hp or timely,
+run.py's --cc; dcqcn when absent). Each case's settings come from validation/cases.json.
 """
 import argparse
 import gzip
@@ -59,9 +60,28 @@ def conweave_config(case, topo, flows, out):
     return "\n".join(lines), files["FCT_OUTPUT_FILE"], files["PFC_OUTPUT_FILE"]
 
 
+def hpcc_cc_values(cc, bw):
+    """The values simulation/run.py puts in its template for `--cc <cc>` (default --utgt 95,
+    --mi 0, --hpai 0). run.py is Python 2: its `/` on ints is integer division, so it writes
+    RATE_AI 40Mb/s and INT_MULTI 4 for hp. The dcqcn case was made with Python 3 division
+    ("20.0Mb/s", the same rate to ns-3) and keeps that spelling so its config stays unchanged."""
+    if cc == "dcqcn":
+        return {"mode": 1, "ai": f"{5 * bw / 25}", "hai": f"{50 * bw / 25}", "has_win": 0,
+                "vwin": 0, "us": 0, "int_multi": 1, "ack_prio": 1}
+    if cc == "hp":  # HPCC: INT on every data packet, window = BDP scaled by rate, per-ACK reaction
+        ai = 10 * bw // 25
+        return {"mode": 3, "ai": f"{ai}", "hai": f"{ai}", "has_win": 1, "vwin": 1, "us": 1,
+                "int_multi": bw // 25, "ack_prio": 0}
+    if cc == "timely":  # TIMELY: a send timestamp on every data packet, rate only
+        return {"mode": 7, "ai": f"{10 * bw // 10}", "hai": f"{50 * bw // 10}", "has_win": 0,
+                "vwin": 0, "us": 0, "int_multi": 1, "ack_prio": 1}
+    sys.exit(f"ns3_case.py: unknown ns3_cc '{cc}' (dcqcn, hp or timely)")
+
+
 def hpcc_config(case, topo, flows, out):
-    """HPCC-ns3 scratch/third config, as its simulation/run.py writes it for `--cc dcqcn`."""
+    """HPCC-ns3 scratch/third config, as its simulation/run.py writes it for `--cc <ns3_cc>`."""
     bw = 100
+    v = hpcc_cc_values(case.get("ns3_cc", "dcqcn"), bw)
     fct, pfc = os.path.join(out, "fct.txt"), os.path.join(out, "pfc.txt")
     trace = os.path.join(out, "trace_nodes.txt")
     with open(trace, "w") as f:
@@ -69,15 +89,17 @@ def hpcc_config(case, topo, flows, out):
     lines = ["ENABLE_QCN 1", "USE_DYNAMIC_PFC_THRESHOLD 1", "", "PACKET_PAYLOAD_SIZE 1000", "",
              f"TOPOLOGY_FILE {topo}", f"FLOW_FILE {flows}", f"TRACE_FILE {trace}",
              f"TRACE_OUTPUT_FILE {os.path.join(out, 'mix.tr')}", f"FCT_OUTPUT_FILE {fct}",
-             f"PFC_OUTPUT_FILE {pfc}", "", "SIMULATOR_STOP_TIME 4.00", "", "CC_MODE 1",
+             f"PFC_OUTPUT_FILE {pfc}", "", "SIMULATOR_STOP_TIME 4.00", "", f"CC_MODE {v['mode']}",
              "ALPHA_RESUME_INTERVAL 1", "RATE_DECREASE_INTERVAL 4", "CLAMP_TARGET_RATE 0",
              "RP_TIMER 300", "EWMA_GAIN 0.00390625", "FAST_RECOVERY_TIMES 1",
-             f"RATE_AI {5 * bw / 25}Mb/s", f"RATE_HAI {50 * bw / 25}Mb/s", "MIN_RATE 1000Mb/s",
+             f"RATE_AI {v['ai']}Mb/s", f"RATE_HAI {v['hai']}Mb/s", "MIN_RATE 1000Mb/s",
              "DCTCP_RATE_AI 1000Mb/s", "", "ERROR_RATE_PER_LINK 0.0000", "L2_CHUNK_SIZE 4000",
-             "L2_ACK_INTERVAL 1", "L2_BACK_TO_ZERO 0", "", "HAS_WIN 0", "GLOBAL_T 1", "VAR_WIN 0",
-             "FAST_REACT 0", "U_TARGET 0.95", "MI_THRESH 0", "INT_MULTI 1", "MULTI_RATE 0",
+             "L2_ACK_INTERVAL 1", "L2_BACK_TO_ZERO 0", "", f"HAS_WIN {v['has_win']}", "GLOBAL_T 1",
+             f"VAR_WIN {v['vwin']}", f"FAST_REACT {v['us']}", "U_TARGET 0.95", "MI_THRESH 0",
+             f"INT_MULTI {v['int_multi']}", "MULTI_RATE 0",
+             # PINT_* are read by CC_MODE 10 only; 1.05 is third.cc's default (run.py's is 1.01).
              "SAMPLE_FEEDBACK 0", "PINT_LOG_BASE 1.05", "PINT_PROB 1.0", "", "RATE_BOUND 1", "",
-             "ACK_HIGH_PRIO 1", "", "LINK_DOWN 0 0 0", "", "ENABLE_TRACE 0", "",
+             f"ACK_HIGH_PRIO {v['ack_prio']}", "", "LINK_DOWN 0 0 0", "", "ENABLE_TRACE 0", "",
              f"KMAX_MAP 2 {bw * 1000000000} {400 * bw // 25} {bw * 4000000000} {400 * bw * 4 // 25}",
              f"KMIN_MAP 2 {bw * 1000000000} {100 * bw // 25} {bw * 4000000000} {100 * bw * 4 // 25}",
              f"PMAX_MAP 2 {bw * 1000000000} 0.20 {bw * 4000000000} 0.20",
