@@ -61,7 +61,10 @@ class Dcqcn final : public DcqcnReceiverHalf, private EventHandler {
   explicit Dcqcn(const DcqcnConfig& cfg = {}) : cfg_(cfg) {}
 
   void attach(RdmaTransport& transport) override;
-  void reserve_flows(size_t n) override { state_.reserve(n); }
+  void reserve_flows(size_t n) override {
+    state_.reserve(n);
+    reserve_receiver(n);
+  }
   void on_flow_start(FlowId f) override;
   void on_packet_sent(FlowId f, const Packet& p) override;
   void on_cnp(FlowId f, const Packet& p) override;

@@ -39,6 +39,10 @@ class DcqcnReceiverHalf : public CongestionControl {
     return data.ecn_ce || (cfg.cnp_on_nak && cfg.recovery == LossRecovery::kGoBackN);
   }
 
+ protected:
+  // Sized with the flows, so that the first marked packet of a run allocates nothing.
+  void reserve_receiver(size_t n) { last_cnp_.reserve(n); }
+
  private:
   std::vector<Time> last_cnp_;  // by flow id
 };

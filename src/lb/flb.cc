@@ -119,6 +119,11 @@ Flb::Pair& Flb::pair(uint32_t edge_index) {
     p.paths = static_cast<uint16_t>(std::min<uint64_t>(r.path_count(self, p.dst_switch), 32767));
     const auto hops = r.next_hops(self, p.dst_switch);
     for (uint16_t i = 0; i < p.paths; ++i) p.first_hop.push_back(hops[i % hops.size()]);
+    // Isolation sets and their scratch grow to at most the path count: take it now, not
+    // at the first congestion that needs it.
+    p.iso_paths.reserve(p.paths);
+    if (scratch_free_paths_.capacity() < p.paths) scratch_free_paths_.reserve(p.paths);
+    if (scratch_touched_.capacity() < pairs_.size()) scratch_touched_.reserve(pairs_.size());
     // Base RTT: host to host over path 0 and back, each link taken as this switch's uplink
     // (delay + one MTU frame); the probe interval is two of them (FLB §3.1).
     const size_t links = r.path_nodes(self, p.dst_switch, 0).size() + 1;

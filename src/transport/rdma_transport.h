@@ -90,6 +90,7 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   // packet keeps the time the previous rate gave it).
   void set_rate(FlowId f, BitsPerSec rate_bps, bool keep_next_send = false);
   void set_window(FlowId f, uint64_t window_bytes);  // 0 = no window
+  uint64_t window_bytes(FlowId f) const { return flows_[f.index()].window_bytes; }
   // Holds a flow without touching its rate (FLB minimal rate control's pause).
   void set_hold(FlowId f, bool hold);
   uint64_t snd_nxt(FlowId f) const { return flows_[f.index()].snd_nxt; }
