@@ -41,9 +41,10 @@ void Hpcc::attach(RdmaTransport& transport) {
   int_ = int_stack_field(transport.packet_layout());
   base_rtt_ = cfg_.base_rtt;
   if (base_rtt_ == Delta::zero()) {
-    const uint32_t mtu = transport.network().context().wire.mtu_payload_bytes;
-    base_rtt_ = transport.network().max_route_sum(
-        [mtu](BitsPerSec rate, Delta delay) { return delay * 2 + serialization_delay(mtu, rate); });
+    const WireModel& wire = transport.network().context().wire;
+    base_rtt_ = transport.network().max_route_sum([&wire](BitsPerSec rate, Delta delay) {
+      return delay * 2 + wire.serialize(wire.mtu_payload_bytes, rate);
+    });
   }
 }
 

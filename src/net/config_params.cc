@@ -17,6 +17,10 @@ void describe(ParamVisitor& v, WireModel& w) {
             "PFC frame: minimum Ethernet frame (64 B; the ns-3 simulators send 31 B)");
   v.bytes32("phy_overhead", w.phy_overhead_bytes, 0, 100,
             "preamble+SFD 8 + inter-frame gap 12 per frame; 0 to match simulators that omit it");
+  v.duration("serialization_resolution", w.serialization_resolution, Delta::zero(),
+             Delta::from_us(1),
+             "transmission times truncated to a multiple of this (0: exact; ns-3 presets: "
+             "1 ns, ns-3's time resolution)");
 }
 
 void describe(ParamVisitor& v, PfcConfig& c) {

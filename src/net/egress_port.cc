@@ -19,13 +19,16 @@ EgressPort::EgressPort(Simulator& sim, Pool<Packet>& pool, Node& owner, PortId i
 
 EgressPort::~EgressPort() = default;
 
-void EgressPort::connect(Node* peer, PortId peer_port, BitsPerSec rate_bps, Delta delay) {
+void EgressPort::connect(Node* peer, PortId peer_port, BitsPerSec rate_bps, Delta delay,
+                         Delta resolution) {
   peer_ = peer;
   peer_port_ = peer_port;
   rate_bps_ = rate_bps;
   delay_ = delay;
   constexpr int64_t kBitPsPerByte = 8 * 1000000000000LL;
-  ps_per_byte_ = kBitPsPerByte % rate_bps == 0 ? kBitPsPerByte / rate_bps : 0;
+  const int64_t exact = kBitPsPerByte % rate_bps == 0 ? kBitPsPerByte / rate_bps : 0;
+  ps_per_byte_ = exact <= UINT32_MAX ? static_cast<uint32_t>(exact) : 0;
+  resolution_ps_ = static_cast<uint32_t>(resolution.ps);
 }
 
 size_t EgressPort::queued_packets() const {

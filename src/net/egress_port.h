@@ -39,7 +39,9 @@ class EgressPort final : public EventHandler {
              std::unique_ptr<EgressScheduler> scheduler);
   ~EgressPort() override;
 
-  void connect(Node* peer, PortId peer_port, BitsPerSec rate_bps, Delta delay);
+  // `resolution`: transmission times are truncated to a multiple of it (WireModel).
+  void connect(Node* peer, PortId peer_port, BitsPerSec rate_bps, Delta delay,
+               Delta resolution = Delta::zero());
 
   // Queues a packet: control frames to the control queue, data by `queue_of` its priority.
   void enqueue(PacketId pkt) { enqueue(pkt, queue_of(pool_[pkt.index()])); }
@@ -73,7 +75,12 @@ class EgressPort final : public EventHandler {
   BitsPerSec rate_bps() const { return rate_bps_; }
   // Serialization time of `bytes` on this link (a multiply for the usual rates).
   Delta tx_time(int64_t bytes) const {
-    return ps_per_byte_ ? Delta{bytes * ps_per_byte_} : serialization_delay(bytes, rate_bps_);
+    const Delta d =
+        ps_per_byte_ ? Delta{bytes * int64_t{ps_per_byte_}} : serialization_delay(bytes, rate_bps_);
+    if (resolution_ps_ == 0) return d;
+    // A frame takes well under 4.3 ms: 32-bit remainder, the cheaper division.
+    return d.ps < (int64_t{1} << 32) ? Delta{d.ps - static_cast<uint32_t>(d.ps) % resolution_ps_}
+                                     : Delta{d.ps - d.ps % resolution_ps_};
   }
   Delta delay() const { return delay_; }
   Node* peer() const { return peer_; }
@@ -131,7 +138,8 @@ class EgressPort final : public EventHandler {
   PortId index_;
   // Line 1.
   Node& owner_;
-  int64_t ps_per_byte_ = 0;  // exact picoseconds per byte, 0 when the rate has none
+  uint32_t ps_per_byte_ = 0;    // exact picoseconds per byte, 0 when the rate has none
+  uint32_t resolution_ps_ = 0;  // WireModel::serialization_resolution
   Delta delay_;
   Time busy_until_;
   uint64_t tx_seq_ = 0;

@@ -47,8 +47,9 @@ Network::Network(Simulator& sim, const TopologySpec& topo, const NetworkConfig& 
     if (l.rate_bps <= 0) throw std::invalid_argument("link rate must be positive");
     const PortId pa = make_port(l.a);
     const PortId pb = make_port(l.b);
-    nodes_[l.a]->port(pa).connect(nodes_[l.b].get(), pb, l.rate_bps, l.delay);
-    nodes_[l.b]->port(pb).connect(nodes_[l.a].get(), pa, l.rate_bps, l.delay);
+    const Delta res = cfg.wire.serialization_resolution;
+    nodes_[l.a]->port(pa).connect(nodes_[l.b].get(), pb, l.rate_bps, l.delay, res);
+    nodes_[l.b]->port(pb).connect(nodes_[l.a].get(), pa, l.rate_bps, l.delay, res);
     adjacency_[l.a].push_back(PortPeer{l.b, pa, pb});
     adjacency_[l.b].push_back(PortPeer{l.a, pb, pa});
   }
@@ -159,7 +160,7 @@ uint64_t Network::data_packet_hops() const {
 Delta Network::one_way_delay(NodeId a, NodeId b, uint32_t wire_bytes) const {
   Delta total;
   for (const auto& [rate, delay] : route_links(a, b))
-    total += delay + serialization_delay(wire_bytes, rate);
+    total += delay + ctx_->wire.serialize(wire_bytes, rate);
   return total;
 }
 
@@ -183,13 +184,13 @@ Delta Network::message_delay(NodeId a, NodeId b, uint64_t frames, uint32_t frame
   const size_t n = links.size();
   std::vector<Delta> last_from(n + 1);  // the last frame over links j..end
   for (size_t j = n; j-- > 0;)
-    last_from[j] = last_from[j + 1] + serialization_delay(last_wire_bytes, links[j].first);
+    last_from[j] = last_from[j + 1] + ctx_->wire.serialize(last_wire_bytes, links[j].first);
   Delta propagation;
   for (const auto& [rate, delay] : links) propagation += delay;
   if (frames == 1) return propagation + last_from[0];
   Delta heaviest, full_to_j, slowest_full;
   for (size_t j = 0; j < n; ++j) {
-    const Delta full = serialization_delay(frame_wire_bytes, links[j].first);
+    const Delta full = ctx_->wire.serialize(frame_wire_bytes, links[j].first);
     full_to_j += full;
     slowest_full = std::max(slowest_full, full);
     heaviest = std::max(heaviest,
@@ -201,7 +202,7 @@ Delta Network::message_delay(NodeId a, NodeId b, uint64_t frames, uint32_t frame
 Delta Network::slowest_serialization(NodeId a, NodeId b, uint32_t wire_bytes) const {
   Delta slowest;
   for (const auto& [rate, delay] : route_links(a, b))
-    slowest = std::max(slowest, serialization_delay(wire_bytes, rate));
+    slowest = std::max(slowest, ctx_->wire.serialize(wire_bytes, rate));
   return slowest;
 }
 

@@ -78,6 +78,15 @@ struct WireModel {
   uint32_t cnp_bytes = 78;
   uint32_t pfc_frame_bytes = 64;
   uint32_t phy_overhead_bytes = 20;
+  // Serialization times are truncated to a multiple of this (0: exact). ns-3 keeps time in
+  // whole nanoseconds and truncates a frame's transmission time to them.
+  Delta serialization_resolution;
+
+  // A frame of `bytes` at `rate_bps`, at the model's resolution.
+  Delta serialize(int64_t bytes, BitsPerSec rate_bps) const {
+    const Delta d = serialization_delay(bytes, rate_bps);
+    return serialization_resolution.ps > 0 ? Delta{d.ps - d.ps % serialization_resolution.ps} : d;
+  }
 
   uint32_t data_wire_bytes(uint32_t payload) const {
     return payload + data_header_bytes + phy_overhead_bytes;

@@ -19,6 +19,9 @@ namespace {
 void ns3_common(ScenarioConfig& c) {
   c.wire.mtu_payload_bytes = 1000;  // PACKET_PAYLOAD_SIZE 1000
   c.wire.phy_overhead_bytes = 0;    // ns-3 point-to-point links carry no preamble/IFG
+  // qbb-net-device.cc TransmitStart: m_bps.CalculateBytesTxTime (the Time of a double
+  // number of seconds, truncated to ns-3's 1 ns resolution); rdma-hw.cc paces with the same.
+  c.wire.serialization_resolution = Delta::from_ns(1);
   // rdma-hw.cc GetNxtPacket: SeqTsHeader 6 (pg, seq; no INT under DCQCN) + UDP 8 + IPv4 20
   // + PPP 14 (ppp-header.cc GetStaticSize: the protocol and 12 zero bytes, "as Ethernet")
   // around the payload; a 1000 B packet is 1048 B on the link.

@@ -52,7 +52,7 @@ FlowId RdmaTransport::add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time
   // data frame (counted in the wire bytes / line rate term of the ideal FCT).
   const WireModel& w = ctx_.wire;
   s.base_rtt = net_.one_way_delay(src, dst, w.mtu_wire_bytes()) -
-               serialization_delay(w.mtu_wire_bytes(), s.line_rate_bps) +
+               w.serialize(w.mtu_wire_bytes(), s.line_rate_bps) +
                net_.one_way_delay(dst, src, w.control_wire_bytes(PacketType::kAck));
   flows_.push_back(s);
   receivers_.push_back(Receiver{});
@@ -332,7 +332,7 @@ PacketId RdmaTransport::pull_data(NodeId host, const EgressPort& port, Time* nex
     count_unsent(s);
     s.next_send =
         now + (s.rate_bps == port.rate_bps() ? port.tx_time(p.wire_bytes)
-                                             : serialization_delay(p.wire_bytes, s.rate_bps));
+                                             : ctx_.wire.serialize(p.wire_bytes, s.rate_bps));
     cc_->on_packet_sent(f, p);
     return id;
   }
