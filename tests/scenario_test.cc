@@ -78,7 +78,7 @@ TEST_P(EveryScheme, InvariantsHoldUnderLoadAndIncast) {
 }
 
 INSTANTIATE_TEST_SUITE_P(LbCc, EveryScheme,
-                         ::testing::Combine(::testing::Values("ecmp", "rps", "letflow"),
+                         ::testing::Combine(::testing::Values("ecmp", "rps", "letflow", "drill"),
                                             ::testing::Values("none", "dcqcn", "dcqcn_win", "hpcc",
                                                               "timely", "swift")));
 
@@ -169,7 +169,7 @@ TEST(Registry, ListsTheFirstSchemes) {
   const auto lbs = lb_registry().names();
   const auto ccs = cc_registry().names();
   EXPECT_EQ(std::set<std::string>(lbs.begin(), lbs.end()),
-            (std::set<std::string>{"ecmp", "flb", "letflow", "rps"}));
+            (std::set<std::string>{"drill", "ecmp", "flb", "letflow", "rps"}));
   EXPECT_EQ(std::set<std::string>(ccs.begin(), ccs.end()),
             (std::set<std::string>{"dcqcn", "dcqcn_win", "hpcc", "none", "rc", "swift", "timely"}));
 }

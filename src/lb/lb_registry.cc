@@ -1,5 +1,6 @@
 #include "lb/lb_registry.h"
 
+#include "lb/drill.h"
 #include "lb/ecmp.h"
 #include "lb/flb.h"
 #include "lb/letflow.h"
@@ -29,6 +30,10 @@ const Registry<LbConfigFactory>& lb_registry() {
     r.add("flb",
           "FLB (ATC'25): delay-based rerouting without reordering + congested-flow isolation",
           [] { return std::make_unique<FlbSchemeConfig>(); });
+    r.add("drill",
+          "DRILL (Ghorbani et al., SIGCOMM'17): per packet, the least-loaded of d random ports "
+          "and m remembered ones",
+          [] { return std::make_unique<DrillSchemeConfig>(); });
     return r;
   }();
   return registry;
