@@ -102,16 +102,9 @@ void Hpcc::on_feedback(FlowId f, const Packet& reply, uint64_t ack_seq) {
   const bool per_rtt = ack_seq > s.last_update_seq;
   if (!per_rtt && !cfg_.fast_react) return;
   const uint64_t sent = transport_->snd_nxt(f);
-  if (!s.primed) {  // the first INT only becomes the reference
-    double u;
-    Delta tau;
-    measure(s, stack, &u, &tau);
-    s.primed = true;
-    s.last_update_seq = sent;
-    return;
-  }
   double hop_u = 0;
   Delta tau;
+  // The first INT only becomes the reference: no hop of it compares with a stored one.
   if (measure(s, stack, &hop_u, &tau)) {
     // Alg. 1: U = (1 - tau/T) U + (tau/T) u, tau capped at T.
     const Delta t = base_rtt_;

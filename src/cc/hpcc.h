@@ -61,8 +61,7 @@ class Hpcc final : public CongestionControl {
  private:
   struct State {
     IntHop hops[IntStack::kMaxHops];  // the previous ACK's INT, per hop
-    uint32_t hop_count = 0;
-    bool primed = false;  // a first INT stack is stored
+    uint32_t hop_count = 0;           // records stored (0 until the first INT)
     double u = 1;
     BitsPerSec rc = 0;  // reference rate, W_c / T
     uint32_t stage = 0;

@@ -79,7 +79,8 @@ class Network {
   Delta max_route_sum(const std::function<Delta(BitsPerSec, Delta)>& link_term) const;
   // Switches on that route (what a packet's TTL counts down).
   uint32_t switch_hops(NodeId a, NodeId b) const {
-    return static_cast<uint32_t>(route_links(a, b).size()) - 1;
+    const Routing& r = ctx_->routing;
+    return r.edge_distance(r.edge_of_host(a.index()), r.edge_of_host(b.index())) + 1;
   }
 
   // Invariants after a drained run: empty buffers and queues; empty string when they hold.
