@@ -77,10 +77,10 @@ TEST_P(EveryScheme, InvariantsHoldUnderLoadAndIncast) {
   EXPECT_GT(exp.transport().flow_count(), 100u);
 }
 
-INSTANTIATE_TEST_SUITE_P(LbCc, EveryScheme,
-                         ::testing::Combine(::testing::Values("ecmp", "rps", "letflow", "drill"),
-                                            ::testing::Values("none", "dcqcn", "dcqcn_win", "hpcc",
-                                                              "timely", "swift")));
+INSTANTIATE_TEST_SUITE_P(
+    LbCc, EveryScheme,
+    ::testing::Combine(::testing::Values("ecmp", "rps", "letflow", "drill", "conga"),
+                       ::testing::Values("none", "dcqcn", "dcqcn_win", "hpcc", "timely", "swift")));
 
 TEST(Determinism, SameSeedSameFlowResults) {
   auto run = [](uint64_t seed) {
@@ -169,7 +169,7 @@ TEST(Registry, ListsTheFirstSchemes) {
   const auto lbs = lb_registry().names();
   const auto ccs = cc_registry().names();
   EXPECT_EQ(std::set<std::string>(lbs.begin(), lbs.end()),
-            (std::set<std::string>{"drill", "ecmp", "flb", "letflow", "rps"}));
+            (std::set<std::string>{"conga", "drill", "ecmp", "flb", "letflow", "rps"}));
   EXPECT_EQ(std::set<std::string>(ccs.begin(), ccs.end()),
             (std::set<std::string>{"dcqcn", "dcqcn_win", "hpcc", "none", "rc", "swift", "timely"}));
 }

@@ -1,5 +1,6 @@
 #include "lb/lb_registry.h"
 
+#include "lb/conga.h"
 #include "lb/drill.h"
 #include "lb/ecmp.h"
 #include "lb/flb.h"
@@ -34,6 +35,10 @@ const Registry<LbConfigFactory>& lb_registry() {
           "DRILL (Ghorbani et al., SIGCOMM'17): per packet, the least-loaded of d random ports "
           "and m remembered ones",
           [] { return std::make_unique<DrillSchemeConfig>(); });
+    r.add("conga",
+          "CONGA (Alizadeh et al., SIGCOMM'14): flowlets on the path of least congestion, "
+          "from leaf-to-leaf feedback of per-link DREs",
+          [] { return std::make_unique<CongaSchemeConfig>(); });
     return r;
   }();
   return registry;

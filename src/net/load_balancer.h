@@ -30,6 +30,10 @@ class LoadBalancer {
   virtual bool on_receive(const SwitchView& /*sw*/, Packet& /*p*/, PortId /*in_port*/) {
     return false;
   }
+  // A data packet is admitted to the queue of `port` (called only for schemes that return
+  // true from wants_enqueue, read once when installed: the others pay no call).
+  virtual bool wants_enqueue() const { return false; }
+  virtual void on_enqueue(const SwitchView& /*sw*/, Packet& /*p*/, PortId /*port*/) {}
   // A data packet starts transmission on `port`.
   virtual void on_dequeue(const SwitchView& /*sw*/, Packet& /*p*/, PortId /*port*/) {}
 

@@ -91,6 +91,7 @@ void Switch::forward(PacketId pkt, PortId in_port) {
     return;
   }
   for (SwitchFeature* f : on_enqueue_) f->on_enqueue(view_, p, out);
+  if (lb_on_enqueue_ && p.type == PacketType::kData) lb_->on_enqueue(view_, p, out);
   egress.enqueue(pkt, fc_->classify(egress, p));
 }
 

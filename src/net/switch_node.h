@@ -25,7 +25,10 @@ class Switch final : public Node {
   void finalize();
   void set_flow_control(std::unique_ptr<FlowControl> fc) { fc_ = std::move(fc); }
   void add_feature(std::unique_ptr<SwitchFeature> feature);
-  void set_load_balancer(std::unique_ptr<LoadBalancer> lb) { lb_ = std::move(lb); }
+  void set_load_balancer(std::unique_ptr<LoadBalancer> lb) {
+    lb_ = std::move(lb);
+    lb_on_enqueue_ = lb_ && lb_->wants_enqueue();
+  }
   LoadBalancer* load_balancer() { return lb_.get(); }
   const FlowControl& flow_control() const { return *fc_; }
   const SwitchView& view() const { return view_; }
@@ -55,6 +58,7 @@ class Switch final : public Node {
   // The features using each hook, in pipeline order.
   std::vector<SwitchFeature*> on_receive_, on_enqueue_, on_dequeue_;
   std::unique_ptr<LoadBalancer> lb_;
+  bool lb_on_enqueue_ = false;
   uint64_t ecmp_seed_;
   bool ns3_hash_ = false;
 };

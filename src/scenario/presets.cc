@@ -6,6 +6,7 @@
 #include "cc/dcqcn.h"
 #include "cc/hpcc.h"
 #include "cc/timely.h"
+#include "lb/conga.h"
 #include "lb/letflow.h"
 #include "scenario/yaml_params.h"
 
@@ -173,6 +174,18 @@ void conweave_ns3_lb(LbConfig& lb) {
   // scratch/network-load-balance.cc: letflow_flowletTimeout = 100 us.
   if (auto* letflow = dynamic_cast<LetFlowSchemeConfig*>(&lb))
     letflow->cfg.flowlet_timeout = Delta::from_us(100);
+  // network-load-balance.cc: conga_flowletTimeout 100 us, conga_dreTime 50 us,
+  // conga_agingTime 500 us, conga_quantizeBit 3, conga_alpha 0.2; conga-routing.cc's
+  // behaviour where it departs from the paper (model: ns3).
+  if (auto* conga = dynamic_cast<CongaSchemeConfig*>(&lb)) {
+    CongaConfig& c = conga->cfg;
+    c.model = "ns3";
+    c.flowlet_timeout = Delta::from_us(100);
+    c.dre_period = Delta::from_us(50);
+    c.dre_alpha = 0.2;
+    c.metric_aging = Delta::from_us(500);
+    c.quantization_bits = 3;
+  }
 }
 
 }  // namespace

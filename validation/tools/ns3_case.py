@@ -20,7 +20,7 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-LB_MODES = {"ecmp": 0, "letflow": 6}  # ConWeave-ns3 LB_MODE (run.py lb_modes: fecmp 0, letflow 6)
+LB_MODES = {"ecmp": 0, "conga": 3, "letflow": 6}  # ConWeave-ns3 LB_MODE (run.py lb_modes)
 
 
 def conweave_config(case, topo, flows, out):
