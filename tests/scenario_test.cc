@@ -79,7 +79,7 @@ TEST_P(EveryScheme, InvariantsHoldUnderLoadAndIncast) {
 
 INSTANTIATE_TEST_SUITE_P(
     LbCc, EveryScheme,
-    ::testing::Combine(::testing::Values("ecmp", "rps", "letflow", "drill", "conga"),
+    ::testing::Combine(::testing::Values("ecmp", "rps", "letflow", "drill", "conga", "conweave"),
                        ::testing::Values("none", "dcqcn", "dcqcn_win", "hpcc", "timely", "swift")));
 
 TEST(Determinism, SameSeedSameFlowResults) {
@@ -169,7 +169,7 @@ TEST(Registry, ListsTheFirstSchemes) {
   const auto lbs = lb_registry().names();
   const auto ccs = cc_registry().names();
   EXPECT_EQ(std::set<std::string>(lbs.begin(), lbs.end()),
-            (std::set<std::string>{"conga", "drill", "ecmp", "flb", "letflow", "rps"}));
+            (std::set<std::string>{"conga", "conweave", "drill", "ecmp", "flb", "letflow", "rps"}));
   EXPECT_EQ(std::set<std::string>(ccs.begin(), ccs.end()),
             (std::set<std::string>{"dcqcn", "dcqcn_win", "hpcc", "none", "rc", "swift", "timely"}));
 }

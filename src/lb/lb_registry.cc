@@ -1,6 +1,7 @@
 #include "lb/lb_registry.h"
 
 #include "lb/conga.h"
+#include "lb/conweave.h"
 #include "lb/drill.h"
 #include "lb/ecmp.h"
 #include "lb/flb.h"
@@ -39,6 +40,10 @@ const Registry<LbConfigFactory>& lb_registry() {
           "CONGA (Alizadeh et al., SIGCOMM'14): flowlets on the path of least congestion, "
           "from leaf-to-leaf feedback of per-link DREs",
           [] { return std::make_unique<CongaSchemeConfig>(); });
+    r.add("conweave",
+          "ConWeave (Song et al., SIGCOMM'23): RTT-probed rerouting at the source ToR, "
+          "in-network reordering at the destination ToR",
+          [] { return std::make_unique<ConWeaveSchemeConfig>(); });
     return r;
   }();
   return registry;

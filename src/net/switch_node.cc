@@ -84,14 +84,38 @@ void Switch::forward(PacketId pkt, PortId in_port) {
     return;
   }
   // Data (and ACK/NAK under ack_queue: data): buffered and flow-controlled.
+  if (!admit(p, in_port, out)) return;
+  egress.enqueue(pkt, fc_->classify(egress, p));
+}
+
+bool Switch::admit(Packet& p, PortId in_port, PortId out) {
   if (!fc_->admit(in_port, out, p)) {
     ++ctx_.counters.drops;
     ctx_.counters.drop_bytes += p.wire_bytes;
-    ctx_.free_packet(pkt);
-    return;
+    ctx_.free_packet(p.self);
+    return false;
   }
   for (SwitchFeature* f : on_enqueue_) f->on_enqueue(view_, p, out);
   if (lb_on_enqueue_ && p.type == PacketType::kData) lb_->on_enqueue(view_, p, out);
+  return true;
+}
+
+// A scheme holding data in the switch buffer (ConWeave's reorder queues): admitted and
+// accounted now, on its ingress port, so it counts toward PFC; put on its egress queue
+// later. Only for packets to a local host, whose route has no choice to make twice.
+bool Switch::admit_held(PacketId pkt, PortId in_port) {
+  Packet& p = ctx_.pkt(pkt);
+  const PortId out = route(p);
+  return !port_of(out).queued_as_data(p) || admit(p, in_port, out);
+}
+
+void Switch::enqueue_held(PacketId pkt) {
+  Packet& p = ctx_.pkt(pkt);
+  EgressPort& egress = port_of(route(p));
+  if (!egress.queued_as_data(p)) {
+    egress.enqueue(pkt);
+    return;
+  }
   egress.enqueue(pkt, fc_->classify(egress, p));
 }
 
@@ -125,6 +149,12 @@ void SwitchView::send_control(PacketId pkt, PortId port) const {
 }
 void SwitchView::forward(PacketId pkt, PortId in_port) const {
   sw_->forward(pkt, in_port);
+}
+bool SwitchView::admit_held(PacketId pkt, PortId in_port) const {
+  return sw_->admit_held(pkt, in_port);
+}
+void SwitchView::enqueue_held(PacketId pkt) const {
+  sw_->enqueue_held(pkt);
 }
 void SwitchView::free_packet(PacketId pkt) const {
   ctx_->free_packet(pkt);

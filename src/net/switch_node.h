@@ -50,6 +50,10 @@ class Switch final : public Node {
   friend class SwitchView;  // forwards what a scheme held back
   PortId route(Packet& p);
   void forward(PacketId pkt, PortId in_port);
+  // Buffer admission (flow control, enqueue features) for `p` toward `out`; false: dropped.
+  bool admit(Packet& p, PortId in_port, PortId out);
+  bool admit_held(PacketId pkt, PortId in_port);
+  void enqueue_held(PacketId pkt);
 
   SwitchConfig cfg_;
   SwitchView view_;

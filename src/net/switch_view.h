@@ -52,6 +52,11 @@ class SwitchView {
   // Routes a packet the scheme held back (it consumed it in on_receive) as if it had just
   // arrived on `in_port`; or drops a packet the scheme consumed for good.
   void forward(PacketId pkt, PortId in_port) const;
+  // Holding data for a local host inside the switch buffer: admit_held charges it to the
+  // buffer now (flow control, PFC; false = dropped and freed), enqueue_held later puts it
+  // on its egress queue without a second admission.
+  bool admit_held(PacketId pkt, PortId in_port) const;
+  void enqueue_held(PacketId pkt) const;
   void free_packet(PacketId pkt) const;
   // For a scheme's own timers.
   Simulator& sim() const { return ctx_->sim; }

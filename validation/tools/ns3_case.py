@@ -20,7 +20,21 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-LB_MODES = {"ecmp": 0, "conga": 3, "letflow": 6}  # ConWeave-ns3 LB_MODE (run.py lb_modes)
+LB_MODES = {"ecmp": 0, "conga": 3, "letflow": 6, "conweave": 9}  # ConWeave-ns3 LB_MODE (run.py lb_modes)
+
+
+def conweave_lines(case):
+    """ConWeave's own parameters as run.py sets them: its values for lb_mode 9 by topology
+    (PFC on, IRN off), and its dummy values for every other mode (unused there)."""
+    if case["lb"] != "conweave":
+        v = (1000, 4, 16, 64, 400)
+    elif case["ns3_topology_name"].startswith("leaf_spine"):
+        v = (300, 4, 16, 16, 200)
+    else:  # 3-tier, lossless
+        v = (1000, 4, 16, 64, 600)
+    keys = ("CONWEAVE_TX_EXPIRY_TIME", "CONWEAVE_REPLY_TIMEOUT_EXTRA", "CONWEAVE_PATH_PAUSE_TIME",
+            "CONWEAVE_EXTRA_VOQ_FLUSH_TIME", "CONWEAVE_DEFAULT_VOQ_WAITING_TIME")
+    return [f"{k} {x}" for k, x in zip(keys, v)] + [""]
 
 
 def conweave_config(case, topo, flows, out):
@@ -43,10 +57,7 @@ def conweave_config(case, topo, flows, out):
     lines += ["", f"QLEN_MON_START 2.0", f"QLEN_MON_END {stop}", "SW_MONITORING_INTERVAL 10000", "",
               "FLOWGEN_START_TIME 2.0", f"FLOWGEN_STOP_TIME {stop}", "BUFFER_SIZE 9", "",
               "CC_MODE 1", f"LB_MODE {LB_MODES[case['lb']]}", "ENABLE_PFC 1", "ENABLE_IRN 0", "",
-              # ConWeave's own parameters (run.py defaults for non-ConWeave modes; unused here).
-              "CONWEAVE_TX_EXPIRY_TIME 1000", "CONWEAVE_REPLY_TIMEOUT_EXTRA 4",
-              "CONWEAVE_PATH_PAUSE_TIME 16", "CONWEAVE_EXTRA_VOQ_FLUSH_TIME 64",
-              "CONWEAVE_DEFAULT_VOQ_WAITING_TIME 400", "",
+              ] + conweave_lines(case) + [
               "ALPHA_RESUME_INTERVAL 1", "RATE_DECREASE_INTERVAL 4", "CLAMP_TARGET_RATE 0",
               "RP_TIMER 300", "FAST_RECOVERY_TIMES 1", "EWMA_GAIN 0.00390625",
               f"RATE_AI {10 * bw / 25}Mb/s", f"RATE_HAI {25 * bw / 25}Mb/s", "MIN_RATE 100Mb/s",
