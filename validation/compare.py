@@ -212,6 +212,13 @@ def main(argv):
                 failures.append(f"{case['name']} {name}: " + ", ".join(misses))
         print(f"  PFC pause episodes: ns-3 {ep_t}, rocelab {ep_o}; paused time: ns-3 "
               f"{paused_t / 1e3:.1f} us, rocelab {paused_o / 1e3:.1f} us")
+        counters = meta.get("ns3_counters", {})
+        if counters:
+            with open(os.path.join(out, "summary.json")) as f:
+                lb_stats = json.load(f).get("lb_stats", {})
+            print("  load balancer counters: " + ", ".join(
+                f"{k} {v} / {int(lb_stats.get(k, 0))}" for k, v in counters.items())
+                + " (ns-3 / rocelab)")
         results.append({"case": case["name"], "buckets": [
             {"bucket": r[0], "flows": r[1], "mean": r[2], "p50": r[3], "p99": r[4]} for r in rows],
             "pfc": {"ns3_episodes": ep_t, "rocelab_episodes": ep_o, "ns3_paused_ns": paused_t,

@@ -119,6 +119,30 @@ def hpcc_config(case, topo, flows, out):
     return "\n".join(lines), fct, pfc
 
 
+# ConWeave-ns3's end-of-run ConWeave counters (conweave_history_print) and rocelab's name
+# for each (summary.json lb_stats): compare.py prints them side by side.
+NS3_COUNTERS = {
+    "Number of INIT's Reply sent (RTT_REPLY)": "conweave_rtt_replies",
+    "Number of Timely RTT_REPLY (INIT's Reply)": "conweave_rtt_replies_timely",
+    "Number of TAIL's Reply Sent (CLEAR)": "conweave_clears",
+    "Number of NOTIFY Sent": "conweave_notifies",
+    "Number of Rerouting": "conweave_reroutes",
+    "Number of OoO enqueued pkts": "conweave_held_packets",
+    "Number of VOQ Flush Total": "conweave_flushes",
+    "Number of VOQ Flush by TAIL": "conweave_flushes_by_tail",
+}
+
+
+def ns3_counters(log):
+    """The load balancer's counters in the simulator's output, by rocelab's stat name."""
+    out = {}
+    for line in log.splitlines():
+        name, _, value = line.rpartition(":")
+        if name.strip() in NS3_COUNTERS and value.strip().isdigit():
+            out[NS3_COUNTERS[name.strip()]] = int(value.strip())
+    return out
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--case", required=True)
@@ -160,6 +184,10 @@ def main(argv):
         f.write(config.replace(work + "/", ""))
     meta = {"simulator": case["simulator"], "commit": a.commit, "ns3_wall_seconds": round(wall, 1),
             "program": os.path.basename(a.binary), "made": time.strftime("%Y-%m-%d")}
+    with open(os.path.join(work, "ns3.log")) as f:
+        counters = ns3_counters(f.read())
+    if counters:
+        meta["ns3_counters"] = counters
     with open(os.path.join(ref, "meta.json"), "w") as f:
         json.dump(meta, f, indent=1)
         f.write("\n")
