@@ -6,11 +6,13 @@
 // paper's choice). Loads are the local egress queues in bytes.
 //
 // Modelled: one forwarding engine per ingress port, each with its own memory (§3.2: engines
-// decide independently on shared queue lengths). Not modelled: the decomposition of an
-// asymmetric fabric into symmetric components (§3.3, Quiver); on asymmetric topologies
-// DRILL here balances over the equal-cost next hops as they are.
+// decide independently on shared queue lengths). `model: ns3` is ConWeave-ns3's DRILL
+// (switch-node.cc DoLbDrill): one memory per destination host, d distinct samples. Not modelled:
+// the decomposition of an asymmetric fabric into symmetric components (§3.3, Quiver); on asymmetric
+// topologies DRILL here balances over the equal-cost next hops as they are.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "net/load_balancer.h"
@@ -20,6 +22,7 @@
 namespace rocelab {
 
 struct DrillConfig {
+  std::string model = "paper";
   uint32_t samples = 2;  // d (DRILL §3.2, §5: DRILL(2,1))
   uint32_t memory = 1;   // m
 };
@@ -38,10 +41,15 @@ class Drill final : public LoadBalancer {
                        std::span<const PortId> candidates) override;
 
  private:
+  PortId choose_ns3(const SwitchView& sw, Packet& p, std::span<const PortId> candidates);
+
   DrillConfig cfg_;
+  bool ns3_;
   RandomStream rng_;
   // memory_[engine * m + i]: the i-th remembered port of that engine (invalid: none yet).
+  // Under model ns3: one remembered port per destination host.
   std::vector<PortId> memory_;
+  std::vector<PortId> scratch_;
 };
 
 }  // namespace rocelab

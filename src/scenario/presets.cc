@@ -8,6 +8,7 @@
 #include "cc/timely.h"
 #include "lb/conga.h"
 #include "lb/conweave.h"
+#include "lb/drill.h"
 #include "lb/letflow.h"
 #include "scenario/yaml_params.h"
 
@@ -192,6 +193,8 @@ void conweave_ns3_lb(LbConfig& lb) {
   // outside the buffer accounting.
   if (auto* conweave = dynamic_cast<ConWeaveSchemeConfig*>(&lb))
     conweave->cfg.reorder_buffer = "outside";
+  // switch-node.cc DoLbDrill: m_drill_candidate 2, one remembered port per destination.
+  if (auto* drill = dynamic_cast<DrillSchemeConfig*>(&lb)) drill->cfg.model = "ns3";
 }
 
 }  // namespace

@@ -20,7 +20,7 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-LB_MODES = {"ecmp": 0, "conga": 3, "letflow": 6, "conweave": 9}  # ConWeave-ns3 LB_MODE (run.py lb_modes)
+LB_MODES = {"ecmp": 0, "drill": 2, "conga": 3, "letflow": 6, "conweave": 9}  # ConWeave-ns3 LB_MODE (run.py lb_modes)
 
 
 def conweave_lines(case):
