@@ -82,6 +82,22 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Combine(::testing::Values("ecmp", "rps", "letflow", "drill", "conga", "conweave"),
                        ::testing::Values("none", "dcqcn", "dcqcn_win", "hpcc", "timely", "swift")));
 
+// The host path policies (spraying, Hermes' source routes) under every congestion control.
+class EveryHostPathPolicy : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {
+};
+
+TEST_P(EveryHostPathPolicy, InvariantsHoldUnderLoadAndIncast) {
+  const auto& [policy, cc] = GetParam();
+  ExperimentSpec spec = loaded_leaf_spine("ecmp", cc, 11);
+  spec.transport.path_policy = policy;
+  Experiment exp(spec);
+  test::run_checked(exp, Time{Delta::from_ms(500).ps});
+}
+
+INSTANTIATE_TEST_SUITE_P(PolicyCc, EveryHostPathPolicy,
+                         ::testing::Combine(::testing::Values("spray", "hermes"),
+                                            ::testing::Values("none", "dcqcn", "hpcc", "swift")));
+
 TEST(Determinism, SameSeedSameFlowResults) {
   auto run = [](uint64_t seed) {
     Experiment exp(loaded_leaf_spine("letflow", "dcqcn", seed));

@@ -110,6 +110,9 @@ nlohmann::json make_summary(const ScenarioConfig& c, Experiment& exp, const RunS
   std::vector<LoadBalancer::Stat> stats;
   for (NodeId s : net.switches())
     if (LoadBalancer* lb = net.switch_at(s).load_balancer()) lb->add_stats(stats);
+  std::vector<std::pair<std::string, double>> host_stats;  // host path policies (Hermes)
+  tr.path_policy().add_stats(host_stats);
+  for (const auto& [name, value] : host_stats) stats.push_back({name, value});
   for (const auto& st_item : stats) {
     double& v = lb_stats[st_item.name];
     v = st_item.take_max ? std::max(v, st_item.value) : v + st_item.value;

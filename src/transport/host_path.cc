@@ -1,6 +1,7 @@
 #include "transport/host_path.h"
 
 #include "sim/random.h"
+#include "transport/hermes.h"
 #include "transport/rdma_transport.h"
 
 namespace rocelab {
@@ -38,6 +39,10 @@ const Registry<HostPathFactory>& host_path_registry() {
           [] { return std::make_unique<FixedPath>(); });
     r.add("spray", "a random source port per data packet: host-based packet spraying",
           [] { return std::make_unique<SprayPath>(); });
+    r.add("hermes",
+          "Hermes (SIGCOMM'17): per-path RTT/ECN sensing at the sender, cautious rerouting on "
+          "source routes (transport.hermes)",
+          [] { return std::make_unique<HermesPath>(); });
     return r;
   }();
   return registry;

@@ -7,6 +7,9 @@
 
 #include <functional>
 #include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "net/packet.h"
 #include "sim/ids.h"
@@ -25,6 +28,11 @@ class HostPathPolicy {
   virtual void on_send(FlowId f, Packet& p) = 0;
   // An ACK/NAK/CNP or scheme control packet of flow f reached the sender.
   virtual void on_feedback(FlowId /*f*/, const Packet& /*p*/) {}
+  // Flow f's retransmission timer fired; flow f finished.
+  virtual void on_timeout(FlowId /*f*/) {}
+  virtual void on_finish(FlowId /*f*/) {}
+  // Figures for summary.json (summed over hosts already: one policy serves them all).
+  virtual void add_stats(std::vector<std::pair<std::string, double>>& /*out*/) const {}
 
  protected:
   RdmaTransport* transport_ = nullptr;

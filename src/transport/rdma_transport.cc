@@ -225,6 +225,7 @@ void RdmaTransport::on_event(uint32_t kind, uint64_t arg) {
   }
   count_unsent(s);
   cc_->on_timeout(f);
+  path_->on_timeout(f);
   sim().arm(s.rto, sim().now() + cfg_.rto, handler_, kRto, f.index());
   kick(f);
 }
@@ -261,6 +262,7 @@ void RdmaTransport::finish_flow(FlowId f) {
   records_[f.index()].finish = sim().now();
   ++counters_.flows_finished;
   cc_->on_flow_finish(f);
+  path_->on_finish(f);
   if (on_finish_) on_finish_(records_[f.index()]);
 }
 
@@ -381,6 +383,9 @@ void RdmaTransport::send_control(const Packet& data, PacketType type, uint64_t s
   c.sport = data.sport;
   c.dport = data.dport;
   c.sent_time = data.sent_time;  // echoed for RTT samples
+  // ECN-Echo: an ACK/NAK says whether the data it answers was marked (host path policies
+  // read it; the ACK itself is not ECN-capable, so nothing marks it on the way).
+  c.ecn_ce = data.ecn_ce && type != PacketType::kCnp;
   ctx_.state.echo(data, c);
   if (type != PacketType::kCnp && cc_->flag_cnp_on_reply(data.flow, data, type)) {
     c.cnp_flag = true;

@@ -109,6 +109,7 @@ class RdmaTransport final : public HostAgent, public EventHandler {
     return static_cast<uint64_t>(bytes_in(s.base_rtt, s.line_rate_bps));
   }
   CongestionControl& cc() { return *cc_; }
+  const HostPathPolicy& path_policy() const { return *path_; }
   // The receiver half of congestion control answers a data packet with a CNP frame.
   void send_cnp(const Packet& data);
   // Scheme fields of packets (declare them in attach, before the run).

@@ -42,7 +42,10 @@ void describe(ParamVisitor& v, TransportConfig& c) {
   static const std::vector<std::string> policies = host_path_registry().names();
   v.choice("path_policy", c.path_policy, policies,
            "path entropy per data packet at the sender: fixed = one source port per flow, "
-           "spray = a random one per packet");
+           "spray = a random one per packet, hermes = Hermes' sensing and rerouting");
+  v.section(
+      "hermes", [&](ParamVisitor& h) { describe(h, c.hermes); },
+      "Hermes parameters (path_policy: hermes; docs/schemes/hermes.md)");
 }
 
 }  // namespace rocelab

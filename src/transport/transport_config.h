@@ -7,6 +7,7 @@
 #include "sim/ids.h"
 #include "sim/params.h"
 #include "sim/time.h"
+#include "transport/hermes_config.h"
 
 namespace rocelab {
 
@@ -61,6 +62,7 @@ struct TransportConfig {
   Delta rto = Delta::from_ms(1);
   // The host path policy by name (transport/host_path.h): fixed | spray.
   std::string path_policy = "fixed";
+  HermesConfig hermes;  // path_policy: hermes
 };
 
 void describe(ParamVisitor& v, TransportConfig& c);

@@ -1,0 +1,112 @@
+// Hermes (transport/hermes.h): senders move flows off a path whose RTT says it is
+// congested, and at once off a path that keeps timing out, and leave good paths alone.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "test_util.h"
+#include "transport/hermes.h"
+
+namespace rocelab {
+namespace {
+
+struct Outcome {
+  HermesPath::Counters counters;
+  double slow_share = 0;  // of leaf 0's data bytes, toward spine 0
+  Time last_finish;
+  bool all_finished = false;
+  uint64_t moves_off_fast = 0;  // flows placed on spine 1's path that later left it
+};
+
+// Two leaves, two spines, four hosts each; spine 0's link to leaf 1 runs at `slow_rate`.
+// Hosts 0-3 each send `size` bytes to hosts 4-7 from time 0.
+Outcome run(const std::string& policy, BitsPerSec slow_rate, uint64_t size,
+            const std::string& fc = "pfc", int64_t buffer_bytes = 0) {
+  ExperimentSpec spec;
+  spec.topology = test::small_leaf_spine(2, 2, 4);
+  EXPECT_EQ(spec.topology.set_link_rate("spine0", "leaf1", slow_rate), 1);
+  spec.lb = "ecmp";
+  spec.cc = "dcqcn";
+  spec.fc = fc;
+  if (buffer_bytes > 0) spec.network.switch_config.buffer_bytes = buffer_bytes;
+  spec.transport.path_policy = policy;
+  for (uint32_t i = 0; i < 4; ++i) spec.flows.push_back(test::flow(i, 4 + i, size));
+  Experiment exp(spec);
+  const Routing& r = exp.network().context().routing;
+  const uint32_t leaf0 = r.edge_of_host(0), leaf1 = r.edge_of_host(4);
+  const Node& leaf = exp.network().node(NodeId(leaf0));
+  auto via_spine = [&](uint32_t path) {
+    const PortId port = r.next_hops(leaf0, leaf1)[path];
+    return leaf.port(port).peer()->id().index() == spec.topology.find("spine0") ? 0 : 1;
+  };
+  Outcome o;
+  std::vector<int> first_spine(4, -1);
+  const auto* hermes = dynamic_cast<const HermesPath*>(&exp.transport().path_policy());
+  RunStats st;
+  for (int64_t t = 10'000'000; t <= Delta::from_ms(40).ps; t += 10'000'000) {
+    st = exp.run(Time{t});
+    if (hermes) {
+      for (uint32_t i = 0; i < 4; ++i) {
+        const uint32_t path = hermes->flow_path(FlowId(i));
+        if (path == HermesPath::kNoPath) continue;
+        const int spine = via_spine(path);
+        if (first_spine[i] < 0) first_spine[i] = spine;
+        if (first_spine[i] == 1 && spine == 0) {
+          ++o.moves_off_fast;
+          first_spine[i] = 2;  // count once
+        }
+      }
+    }
+    if (exp.transport().counters().flows_finished == 4) break;
+  }
+  o.all_finished = exp.transport().counters().flows_finished == 4;
+  for (const FlowRecord& rec : exp.transport().records())
+    o.last_finish = std::max(o.last_finish, rec.finish);
+  if (hermes) o.counters = hermes->counters();
+  double bytes[2] = {0, 0};
+  for (size_t p = 0; p < leaf.port_count(); ++p) {
+    const EgressPort& port = leaf.port(PortId(static_cast<uint16_t>(p)));
+    if (port.peer()->kind() != NodeKind::kSwitch) continue;
+    bytes[port.peer()->id().index() == spec.topology.find("spine0") ? 0 : 1] +=
+        static_cast<double>(port.counters().tx_data_bytes);
+  }
+  o.slow_share = bytes[0] / (bytes[0] + bytes[1]);
+  return o;
+}
+
+TEST(Hermes, MovesFlowsOffACongestedPathAndLeavesGoodOnesAlone) {
+  const Outcome ecmp = run("fixed", gbps(10), 4'000'000);
+  const Outcome hermes = run("hermes", gbps(10), 4'000'000);
+  std::printf(
+      "bytes via the 10G spine: fixed %.2f, hermes %.2f; last finish %.0f vs %.0f us; "
+      "hermes reroutes %llu, moves off the fast path %llu\n",
+      ecmp.slow_share, hermes.slow_share, ecmp.last_finish.us(), hermes.last_finish.us(),
+      static_cast<unsigned long long>(hermes.counters.reroutes_congestion),
+      static_cast<unsigned long long>(hermes.moves_off_fast));
+  ASSERT_TRUE(ecmp.all_finished && hermes.all_finished);
+  EXPECT_EQ(hermes.counters.flows_placed, 4u);
+  EXPECT_GT(hermes.counters.reroutes_congestion, 0u);
+  EXPECT_EQ(hermes.moves_off_fast, 0u) << "a good path keeps its flows";
+  EXPECT_LT(hermes.slow_share, ecmp.slow_share);
+  EXPECT_LT(hermes.last_finish, ecmp.last_finish);
+}
+
+TEST(Hermes, LeavesAPathThatKeepsTimingOut) {
+  // A lossy fabric with 4 MB switch buffers and spine 0's link to leaf 1 at 500 Mb/s,
+  // nearly dead: the packets sent that way are dropped or wait far beyond the 1 ms
+  // retransmission timeout. Three timeouts mark the path failed and its flows move at
+  // once. (A path that is dead both ways cannot be left this way: ACKs follow ECMP, so a
+  // flow whose ACKs hash onto it never completes; with PFC the full queue would pause the
+  // senders' NICs, every flow of theirs with it.)
+  const Outcome hermes = run("hermes", mbps(500), 4'000'000, "none", 4'000'000);
+  std::printf("failed path: reroutes off it %llu, last finish %.0f us\n",
+              static_cast<unsigned long long>(hermes.counters.reroutes_failure),
+              hermes.last_finish.us());
+  EXPECT_TRUE(hermes.all_finished);
+  EXPECT_GT(hermes.counters.reroutes_failure, 0u);
+  const Outcome fixed = run("fixed", mbps(500), 4'000'000, "none", 4'000'000);
+  EXPECT_FALSE(fixed.all_finished) << "flows hashed onto the slow path take over 100 ms";
+}
+
+}  // namespace
+}  // namespace rocelab
