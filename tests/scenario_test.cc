@@ -98,6 +98,14 @@ INSTANTIATE_TEST_SUITE_P(PolicyCc, EveryHostPathPolicy,
                          ::testing::Combine(::testing::Values("spray", "hermes"),
                                             ::testing::Values("none", "dcqcn", "hpcc", "swift")));
 
+TEST(MpRdmaUnderLoad, InvariantsHold) {
+  ExperimentSpec spec = loaded_leaf_spine("ecmp", "none", 11);
+  spec.transport.path_policy = "mprdma";
+  spec.transport.recovery = LossRecovery::kBitmap;
+  Experiment exp(spec);
+  test::run_checked(exp, Time{Delta::from_ms(500).ps});
+}
+
 TEST(Determinism, SameSeedSameFlowResults) {
   auto run = [](uint64_t seed) {
     Experiment exp(loaded_leaf_spine("letflow", "dcqcn", seed));

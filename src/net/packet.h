@@ -58,7 +58,8 @@ struct alignas(64) Packet {
   uint32_t path_digits = 0;
 
   Time sent_time;         // departure from the sender NIC (data); echoed in ACK/NAK
-  uint64_t sack_seq = 0;  // NAK under selective repeat: the out-of-order packet it reports
+  uint64_t sack_seq = 0;  // NAK under selective repeat: the out-of-order packet it reports;
+                          // ACK: the data packet it answers (MP-RDMA reads it)
 
   // The first scheme-declared fields (net/packet_state.h), in the packet itself so that a
   // switch reading them touches no other memory. Zeroed with the packet.

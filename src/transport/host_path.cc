@@ -2,6 +2,7 @@
 
 #include "sim/random.h"
 #include "transport/hermes.h"
+#include "transport/mprdma.h"
 #include "transport/rdma_transport.h"
 
 namespace rocelab {
@@ -43,6 +44,10 @@ const Registry<HostPathFactory>& host_path_registry() {
           "Hermes (SIGCOMM'17): per-path RTT/ECN sensing at the sender, cautious rerouting on "
           "source routes (transport.hermes)",
           [] { return std::make_unique<HermesPath>(); });
+    r.add("mprdma",
+          "MP-RDMA (NSDI'18): ACK-clocked virtual paths, one ECN window, out-of-order aware "
+          "path pruning (with cc: none, recovery: bitmap; transport.mprdma)",
+          [] { return std::make_unique<MpRdmaPath>(); });
     return r;
   }();
   return registry;

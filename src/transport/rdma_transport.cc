@@ -431,10 +431,11 @@ void RdmaTransport::deliver_in_order(Receiver& r, const Packet& p) {
     counters_.payload_bytes_delivered += run_end - r.rcv_nxt;
     r.rcv_nxt = run_end;
   }
-  if (++r.unacked_packets >= cfg_.ack_interval_packets || r.rcv_nxt >= size || jumped) {
+  if (++r.unacked_packets >= cfg_.ack_interval_packets || r.rcv_nxt >= size || jumped ||
+      cfg_.recovery == LossRecovery::kBitmap) {
     r.unacked_packets = 0;
     ++counters_.acks_sent;
-    send_control(p, PacketType::kAck, r.rcv_nxt);
+    send_control(p, PacketType::kAck, r.rcv_nxt, p.seq);
   }
 }
 
@@ -467,6 +468,23 @@ void RdmaTransport::on_out_of_order(Receiver& r, const Packet& p) {
     case LossRecovery::kReorderBuffer:
       r.held.set(p.seq / mtu);  // acknowledged when the hole fills
       return;
+    case LossRecovery::kBitmap: {
+      if (p.seq / mtu >= r.rcv_nxt / mtu + cfg_.bitmap_packets) {  // beyond the bitmap
+        ++counters_.bitmap_drops;
+        const Time now = sim().now();
+        if (now >= r.nak_blocked_until || r.last_nak_seq != r.rcv_nxt) {
+          r.nak_blocked_until = now + cfg_.nak_interval;
+          r.last_nak_seq = r.rcv_nxt;
+          ++counters_.naks_sent;
+          send_control(p, PacketType::kNak, r.rcv_nxt);
+        }
+        return;
+      }
+      r.held.set(p.seq / mtu);
+      ++counters_.acks_sent;
+      send_control(p, PacketType::kAck, r.rcv_nxt, p.seq);
+      return;
+    }
   }
 }
 

@@ -59,6 +59,7 @@ struct TransportCounters {
   // out_of_order_packets this counts each reordering once, whatever the receiver does.
   uint64_t network_reordered_packets = 0;
   uint64_t flows_finished = 0;
+  uint64_t bitmap_drops = 0;  // recovery bitmap: arrivals beyond the receiver's bitmap
 };
 
 class RdmaTransport final : public HostAgent, public EventHandler {

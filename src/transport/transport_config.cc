@@ -8,14 +8,19 @@
 namespace rocelab {
 
 void describe(ParamVisitor& v, TransportConfig& c) {
-  static const std::string kRecovery[] = {"go_back_n", "selective_repeat", "reorder_buffer"};
+  static const std::string kRecovery[] = {"go_back_n", "selective_repeat", "reorder_buffer",
+                                          "bitmap"};
   std::string recovery = kRecovery[static_cast<size_t>(c.recovery)];
   v.choice("recovery", recovery, kRecovery,
            "out-of-order data: go_back_n = drop + NAK, resend from there (commodity NICs); "
            "selective_repeat = keep + NAK with SACK, resend holes (IRN); reorder_buffer = "
-           "keep, cumulative ACKs only, timeout for loss");
+           "keep, cumulative ACKs only, timeout for loss; bitmap = keep within bitmap_packets, "
+           "ACK every packet, drop + NAK beyond (MP-RDMA)");
   for (size_t i = 0; i < std::size(kRecovery); ++i)
     if (recovery == kRecovery[i]) c.recovery = static_cast<LossRecovery>(i);
+  v.count("bitmap_packets", c.bitmap_packets, 1, 1u << 20,
+          "recovery bitmap: out-of-order packets kept beyond the next expected (L = 64: "
+          "MP-RDMA reimplementations; the paper's value unverified)");
   int64_t prio = c.data_priority;
   v.integer("data_priority", prio, 0, 7, "802.1p class of RDMA data (3 is common)");
   c.data_priority = static_cast<Priority>(prio);
@@ -42,10 +47,14 @@ void describe(ParamVisitor& v, TransportConfig& c) {
   static const std::vector<std::string> policies = host_path_registry().names();
   v.choice("path_policy", c.path_policy, policies,
            "path entropy per data packet at the sender: fixed = one source port per flow, "
-           "spray = a random one per packet, hermes = Hermes' sensing and rerouting");
+           "spray = a random one per packet, hermes = Hermes' sensing and rerouting, mprdma = "
+           "MP-RDMA's multipath transport (with cc: none, recovery: bitmap)");
   v.section(
       "hermes", [&](ParamVisitor& h) { describe(h, c.hermes); },
       "Hermes parameters (path_policy: hermes; docs/schemes/hermes.md)");
+  v.section(
+      "mprdma", [&](ParamVisitor& m) { describe(m, c.mprdma); },
+      "MP-RDMA parameters (path_policy: mprdma; docs/schemes/mprdma.md)");
 }
 
 }  // namespace rocelab

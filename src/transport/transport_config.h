@@ -8,6 +8,7 @@
 #include "sim/params.h"
 #include "sim/time.h"
 #include "transport/hermes_config.h"
+#include "transport/mprdma_config.h"
 
 namespace rocelab {
 
@@ -25,6 +26,11 @@ enum class LossRecovery : uint8_t {
   // Proteus assumes, and MP-RDMA's receiver does within its window); real loss is
   // recovered by the timeout, go-back-N from the oldest unacked byte.
   kReorderBuffer,
+  // MP-RDMA's receiver (Lu et al., NSDI'18): keep it if it lies within `bitmap_packets` of
+  // the next expected packet and ACK every packet, in order or not, with its own sequence
+  // (sack_seq) beside the cumulative ACK; drop it beyond and NAK; the sender goes back to
+  // the NAKed sequence.
+  kBitmap,
 };
 
 // How the notification point tells the sender of ECN-marked data.
@@ -62,7 +68,10 @@ struct TransportConfig {
   Delta rto = Delta::from_ms(1);
   // The host path policy by name (transport/host_path.h): fixed | spray.
   std::string path_policy = "fixed";
+  // recovery: bitmap: out-of-order packets kept beyond the next expected one (L, MP-RDMA).
+  uint32_t bitmap_packets = 64;
   HermesConfig hermes;  // path_policy: hermes
+  MpRdmaConfig mprdma;  // path_policy: mprdma
 };
 
 void describe(ParamVisitor& v, TransportConfig& c);

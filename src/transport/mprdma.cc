@@ -1,0 +1,134 @@
+#include "transport/mprdma.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "transport/rdma_transport.h"
+
+namespace rocelab {
+
+void describe(ParamVisitor& v, MpRdmaConfig& c) {
+  v.count("delta", c.delta_packets, 1, 1u << 20,
+          "Δ: an ACK this many packets behind the highest acknowledged prunes its path (32: "
+          "the reimplementations)");
+  v.real("probe_probability", c.probe_probability, 0, 1,
+         "a packet tries a new random path with this probability, at most once per RTT (0.01)");
+  v.real("initial_window", c.initial_window_bdp, 0, 100,
+         "cwnd at the start in end-to-end BDPs; 0 = one packet (the reimplementations; the "
+         "paper's value unverified)");
+}
+
+void MpRdmaPath::attach(RdmaTransport& transport) {
+  HostPathPolicy::attach(transport);
+  if (transport.config().recovery != LossRecovery::kBitmap)
+    throw std::invalid_argument(
+        "transport.path_policy: mprdma needs transport.recovery: bitmap (MP-RDMA's receiver)");
+  cfg_ = transport.config().mprdma;
+  rng_ = RandomStream(transport.network().context().seed, "mprdma");
+  mtu_ = transport.network().context().wire.mtu_payload_bytes;
+}
+
+// Source ports from the range RoCE NICs use for entropy.
+uint16_t MpRdmaPath::random_vp() {
+  return static_cast<uint16_t>(49152 + rng_.below(16384));
+}
+
+// The window the transport enforces on bytes in flight: cwnd plus the packets acknowledged
+// out of order (they left the network but are still above snd_una).
+void MpRdmaPath::update_window(FlowId f, FlowState& fs) {
+  const double packets =
+      std::max(1.0, fs.cwnd) + static_cast<double>(std::max<int64_t>(0, fs.inflate));
+  transport_->set_window(f, static_cast<uint64_t>(packets * static_cast<double>(mtu_)));
+}
+
+void MpRdmaPath::on_send(FlowId f, Packet& p) {
+  if (flows_.size() <= f.index()) flows_.resize(f.index() + 1);
+  FlowState& fs = flows_[f.index()];
+  const Time now = transport_->sim().now();
+  if (!fs.started) {
+    fs.started = true;
+    const double bdp = static_cast<double>(transport_->bdp_bytes(f)) / static_cast<double>(mtu_);
+    fs.cwnd = std::max(1.0, cfg_.initial_window_bdp * bdp);
+    fs.next_probe = now;
+    update_window(f, fs);
+  }
+  uint16_t vp;
+  if (fs.ring_size > 0) {  // ACK clocking: the path of an ACK just returned
+    vp = fs.ring[fs.ring_head];
+    fs.ring_head = static_cast<uint8_t>((fs.ring_head + 1) % kVpRing);
+    --fs.ring_size;
+    if (now >= fs.next_probe && rng_.uniform() < cfg_.probe_probability) {
+      vp = random_vp();
+      fs.next_probe = now + transport_->base_rtt(f);
+      ++counters_.probes;
+    }
+  } else if (fs.acked == 0) {
+    vp = random_vp();  // the initial window: each packet on a new path
+  } else {
+    vp = fs.last_vp;  // window opened without a returning ACK: stay
+  }
+  fs.last_vp = vp;
+  fs.max_sent = std::max(fs.max_sent, p.seq + p.payload_bytes);
+  p.sport = vp;
+  p.flow_hash = roce_flow_hash(p.src, p.dst, vp);
+}
+
+void MpRdmaPath::on_feedback(FlowId f, const Packet& p) {
+  if (f.index() >= flows_.size() || !flows_[f.index()].started) return;
+  FlowState& fs = flows_[f.index()];
+  if (p.type == PacketType::kNak) {
+    // The sender goes back to the NAKed packet: what it resends up to here answers as
+    // retransmissions, which Δ does not judge.
+    fs.recovery_point = fs.max_sent;
+    fs.inflate = 0;
+    update_window(f, fs);
+    return;
+  }
+  if (p.type != PacketType::kAck) return;
+  // Window inflation: +1 per ACK, less the packets the cumulative ACK moves over.
+  const uint64_t advanced = p.seq > fs.acked ? (p.seq - fs.acked + mtu_ - 1) / mtu_ : 0;
+  fs.acked = std::max(fs.acked, p.seq);
+  fs.inflate = std::max<int64_t>(0, fs.inflate + 1 - static_cast<int64_t>(advanced));
+  // Congestion window, per ACK (MP-RDMA Algorithm 1 as both reimplementations read it).
+  if (p.ecn_ce) {
+    fs.cwnd = std::max(1.0, fs.cwnd - 0.5);
+    ++counters_.ecn_echoes;
+  } else {
+    fs.cwnd += 1.0 / fs.cwnd;
+  }
+  // Out-of-order aware path selection: an ACK of a packet more than Δ behind the highest
+  // acknowledged one came over a slow path: shrink the window by one, do not reuse it.
+  const uint64_t sacked = p.sack_seq;
+  const bool retransmission = sacked < fs.recovery_point;
+  const uint64_t delta_bytes = static_cast<uint64_t>(cfg_.delta_packets) * mtu_;
+  if (!retransmission && sacked + delta_bytes < fs.highest_sacked) {
+    fs.cwnd = std::max(1.0, fs.cwnd - 1);
+    ++counters_.vps_pruned;
+  } else if (fs.ring_size < kVpRing) {
+    fs.ring[(fs.ring_head + fs.ring_size) % kVpRing] = p.sport;  // the data's VP, echoed
+    ++fs.ring_size;
+  }
+  fs.highest_sacked = std::max(fs.highest_sacked, sacked);
+  update_window(f, fs);
+}
+
+void MpRdmaPath::on_timeout(FlowId f) {
+  if (f.index() >= flows_.size()) return;
+  FlowState& fs = flows_[f.index()];
+  fs.cwnd = std::max(1.0, fs.cwnd / 2);
+  fs.recovery_point = fs.max_sent;
+  fs.inflate = 0;
+  update_window(f, fs);
+}
+
+void MpRdmaPath::on_finish(FlowId f) {
+  if (f.index() < flows_.size()) flows_[f.index()] = FlowState{};
+}
+
+void MpRdmaPath::add_stats(std::vector<std::pair<std::string, double>>& out) const {
+  out.emplace_back("mprdma_paths_pruned", static_cast<double>(counters_.vps_pruned));
+  out.emplace_back("mprdma_probes", static_cast<double>(counters_.probes));
+  out.emplace_back("mprdma_ecn_echoes", static_cast<double>(counters_.ecn_echoes));
+}
+
+}  // namespace rocelab

@@ -1,0 +1,71 @@
+// MP-RDMA (Lu et al., "Multi-Path Transport for RDMA in Datacenters", NSDI'18) as a host
+// path policy that also owns the flow's window (run it with `cc: none` and
+// `transport.recovery: bitmap`):
+// - Virtual paths (VPs) are UDP source ports, which ECMP hashes onto paths. The initial
+//   window goes out on random VPs; afterwards each packet takes the VP of a recent ACK
+//   (multi-path ACK clocking: a path that returns ACKs faster carries more), and with a
+//   small probability, at most once per RTT, a new random VP (probing).
+// - One congestion window for all VPs, per ACK: +1/cwnd when unmarked, -1/2 when it echoes
+//   ECN; the window is inflated by packets acknowledged out of order.
+// - Out-of-order aware path selection: an ACK more than Δ packets behind the highest
+//   acknowledged one costs a packet of window and its VP is not reused.
+// - The receiver keeps out-of-order packets within its bitmap (transport.bitmap_packets)
+//   and drops those beyond it with a NAK; the sender goes back to the NAKed packet.
+// Not modelled: the synchronise mechanism (message-level ordering), the 2-packets-per-ACK
+// burst limit. docs/schemes/mprdma.md.
+#pragma once
+
+#include <array>
+#include <vector>
+
+#include "sim/random.h"
+#include "transport/host_path.h"
+#include "transport/mprdma_config.h"
+
+namespace rocelab {
+
+class MpRdmaPath final : public HostPathPolicy {
+ public:
+  struct Counters {
+    uint64_t vps_pruned = 0;  // ACKs behind by more than Δ
+    uint64_t probes = 0;
+    uint64_t ecn_echoes = 0;
+  };
+
+  void attach(RdmaTransport& transport) override;
+  void on_send(FlowId f, Packet& p) override;
+  void on_feedback(FlowId f, const Packet& p) override;
+  void on_timeout(FlowId f) override;
+  void on_finish(FlowId f) override;
+  void add_stats(std::vector<std::pair<std::string, double>>& out) const override;
+
+  const Counters& counters() const { return counters_; }
+  double cwnd_packets(FlowId f) const { return flows_.at(f.index()).cwnd; }
+
+ private:
+  static constexpr size_t kVpRing = 16;  // VPs of recent ACKs waiting to clock a packet
+  struct FlowState {
+    bool started = false;
+    double cwnd = 1;      // packets
+    int64_t inflate = 0;  // packets acknowledged out of order above snd_una
+    uint64_t acked = 0;   // cumulative ACK seen
+    uint64_t highest_sacked = 0;
+    uint64_t recovery_point = 0;  // ACKs below it after a NAK answer retransmissions
+    uint64_t max_sent = 0;
+    Time next_probe;
+    uint16_t last_vp = 0;
+    uint8_t ring_head = 0, ring_size = 0;
+    std::array<uint16_t, kVpRing> ring{};
+  };
+
+  uint16_t random_vp();
+  void update_window(FlowId f, FlowState& fs);
+
+  MpRdmaConfig cfg_;
+  RandomStream rng_;
+  uint64_t mtu_ = 1000;
+  std::vector<FlowState> flows_;
+  Counters counters_;
+};
+
+}  // namespace rocelab
