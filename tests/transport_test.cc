@@ -268,5 +268,30 @@ TEST(FlowStarts, FlowsAddedWhileRunningStartOnTime) {
   EXPECT_EQ(log, want);
 }
 
+// The retransmission timer runs only while data is in flight: a flow paced slower than the
+// timeout (one packet per 8 ms at 1 Mb/s against a 1 ms timeout) loses nothing and sees
+// no timeout. Before, the timer kept running between packets and fired with nothing
+// outstanding, and congestion control took it for a loss.
+class SlowPacer final : public CongestionControl {
+ public:
+  void on_flow_start(FlowId f) override { transport_->set_rate(f, 1'000'000); }
+  void on_timeout(FlowId) override { ++timeouts; }
+  int timeouts = 0;
+};
+
+TEST(RetransmissionTimer, SilentWhileNothingIsInFlight) {
+  ExperimentSpec spec;
+  spec.topology = test::small_leaf_spine(2, 1, 1);
+  spec.flows.push_back(test::flow(0, 1, 4000));  // four packets, 8 ms apart
+  auto cc = std::make_unique<SlowPacer>();
+  SlowPacer* pacer = cc.get();
+  Experiment exp(spec, std::move(cc));
+  const RunStats st = test::run_checked(exp);
+  EXPECT_GT(st.sim_end, Time{Delta::from_ms(24).ps});
+  EXPECT_EQ(exp.transport().counters().timeouts, 0u);
+  EXPECT_EQ(pacer->timeouts, 0);
+  EXPECT_EQ(exp.transport().counters().retransmitted_bytes, 0u);
+}
+
 }  // namespace
 }  // namespace rocelab

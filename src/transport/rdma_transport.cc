@@ -213,6 +213,9 @@ void RdmaTransport::on_event(uint32_t kind, uint64_t arg) {
   const FlowId f(Simulator::timer_key(arg));
   Sender& s = flows_[f.index()];
   if (!sim().timer_fired(s.rto, arg, handler_, kRto) || s.finished) return;
+  // Nothing unacknowledged: a flow paced slower than the timeout (a window below one
+  // packet) or held has lost nothing. Its next packet arms the timer again.
+  if (s.high_sent <= s.snd_una) return;
   ++counters_.timeouts;
   if (cfg_.recovery == LossRecovery::kSelectiveRepeat) {
     // Everything sent and not selectively acked is presumed lost.
@@ -226,8 +229,7 @@ void RdmaTransport::on_event(uint32_t kind, uint64_t arg) {
   count_unsent(s);
   cc_->on_timeout(f);
   path_->on_timeout(f);
-  sim().arm(s.rto, sim().now() + cfg_.rto, handler_, kRto, f.index());
-  kick(f);
+  kick(f);  // the resent packet re-arms the timer when it leaves, however paced
 }
 
 void RdmaTransport::start_flow(FlowId f) {
@@ -330,6 +332,9 @@ PacketId RdmaTransport::pull_data(NodeId host, const EgressPort& port, Time* nex
     } else {
       s.rtx_next = seq + payload;  // a selective-repeat hole
     }
+    // The timer runs while something is in flight: a packet sent while it is not armed
+    // (the first after an idle spell or after a timeout) starts it.
+    if (!s.rto.armed()) sim().arm(s.rto, now + cfg_.rto, handler_, kRto, f.index());
     s.high_sent = std::max(s.high_sent, seq + payload);
     count_unsent(s);
     s.next_send =
