@@ -21,12 +21,13 @@ struct Outcome {
 // Two leaves, two spines, four hosts each; spine 0's link to leaf 1 runs at `slow_rate`.
 // Hosts 0-3 each send `size` bytes to hosts 4-7 from time 0.
 Outcome run(const std::string& policy, BitsPerSec slow_rate, uint64_t size,
-            const std::string& fc = "pfc", int64_t buffer_bytes = 0) {
+            const std::string& fc = "pfc", int64_t buffer_bytes = 0,
+            const std::string& cc = "dcqcn") {
   ExperimentSpec spec;
   spec.topology = test::small_leaf_spine(2, 2, 4);
   EXPECT_EQ(spec.topology.set_link_rate("spine0", "leaf1", slow_rate), 1);
   spec.lb = "ecmp";
-  spec.cc = "dcqcn";
+  spec.cc = cc;
   spec.fc = fc;
   if (buffer_bytes > 0) spec.network.switch_config.buffer_bytes = buffer_bytes;
   spec.transport.path_policy = policy;
@@ -89,6 +90,20 @@ TEST(Hermes, MovesFlowsOffACongestedPathAndLeavesGoodOnesAlone) {
   EXPECT_EQ(hermes.moves_off_fast, 0u) << "a good path keeps its flows";
   EXPECT_LT(hermes.slow_share, ecmp.slow_share);
   EXPECT_LT(hermes.last_finish, ecmp.last_finish);
+}
+
+// R judges the rate the flow really sends at, not its congestion control's rate variable:
+// without congestion control (or under a window like Swift's) that variable stays at line
+// rate, and no flow would ever be rerouted.
+TEST(Hermes, ReroutesWindowLimitedFlowsToo) {
+  for (const char* cc : {"none", "swift"}) {
+    const Outcome hermes = run("hermes", gbps(10), 4'000'000, "pfc", 0, cc);
+    std::printf("%s: reroutes %llu, bytes via the 10G spine %.2f\n", cc,
+                static_cast<unsigned long long>(hermes.counters.reroutes_congestion),
+                hermes.slow_share);
+    EXPECT_TRUE(hermes.all_finished) << cc;
+    EXPECT_GT(hermes.counters.reroutes_congestion, 0u) << cc;
+  }
 }
 
 TEST(Hermes, LeavesAPathThatKeepsTimingOut) {

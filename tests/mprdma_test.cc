@@ -74,6 +74,28 @@ TEST(MpRdma, SpreadsOverPathsAndBoundsTheOutOfOrderDegree) {
   EXPECT_LT(mp.ood_p99, spray.ood_p99 / 2);
 }
 
+// The window's inflation counts packets acknowledged out of order, which the receiver's
+// bitmap holds: at most L of them. When the bitmap overflows (L = 16, a whole BDP sent at
+// once), go-back-N resends packets the receiver already has; their duplicate ACKs free no
+// new packet and must not widen the window (they did: inflation reached hundreds, and
+// each overflow fed the next).
+TEST(MpRdma, DuplicateAcksAfterABitmapOverflowDoNotWidenTheWindow) {
+  ExperimentSpec spec;
+  spec.topology = test::small_leaf_spine(2, 4, 4);
+  spec.topology.set_link_rate("spine0", "leaf1", gbps(25));
+  spec.cc = "none";
+  spec.transport.path_policy = "mprdma";
+  spec.transport.recovery = LossRecovery::kBitmap;
+  spec.transport.bitmap_packets = 16;
+  spec.transport.mprdma.initial_window_bdp = 1;
+  for (uint32_t i = 0; i < 4; ++i) spec.flows.push_back(test::flow(i, 4 + i, 4'000'000));
+  Experiment exp(spec);
+  test::run_checked(exp);
+  const auto& mp = dynamic_cast<const MpRdmaPath&>(exp.transport().path_policy());
+  EXPECT_GT(exp.transport().counters().bitmap_drops, 0u) << "the bitmap overflowed";
+  EXPECT_LE(mp.counters().max_inflate, 16u + 4u);
+}
+
 TEST(MpRdma, NeedsItsReceiver) {
   ExperimentSpec spec;
   spec.topology = test::small_leaf_spine(2, 2, 1);

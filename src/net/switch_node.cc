@@ -77,6 +77,7 @@ void Switch::receive(PacketId pkt, PortId in_port) {
 
 void Switch::forward(PacketId pkt, PortId in_port) {
   Packet& p = ctx_.pkt(pkt);
+  p.ingress_port = in_port;  // this switch's, before a scheme routes it (DRILL's engines)
   const PortId out = route(p);
   EgressPort& egress = port_of(out);
   if (!egress.queued_as_data(p)) {

@@ -66,6 +66,8 @@ class HermesPath final : public HostPathPolicy {
     uint64_t acked_at_move = 0;  // ... when it took this path
     Time last_attempt = Time::never();
     Time moved_at;
+    double sent_bytes_dre = 0;  // bytes sent, decayed x0.8 every 30 us (TLB's DRE)
+    Time dre_time;
   };
 
   uint32_t table_for(uint32_t host, uint32_t dst_edge);  // its index in tables_
@@ -74,6 +76,7 @@ class HermesPath final : public HostPathPolicy {
   uint32_t pick(std::vector<PathInfo>& paths, uint32_t current, Time now);
   uint32_t pick_or_any(std::vector<PathInfo>& paths, uint32_t current, Time now);
   void move(FlowState& fs, uint32_t path);
+  double sending_rate_bps(FlowState& fs, Time now, uint32_t sent_now);
 
   HermesConfig cfg_;
   RandomStream rng_;

@@ -85,10 +85,25 @@ void MpRdmaPath::on_feedback(FlowId f, const Packet& p) {
     return;
   }
   if (p.type != PacketType::kAck) return;
-  // Window inflation: +1 per ACK, less the packets the cumulative ACK moves over.
+  // Window inflation counts the packets acknowledged out of order above the cumulative
+  // ACK: +1 for such an ACK; a cumulative jump over n packets took the one answered and
+  // n - 1 counted before. An ACK of a duplicate (sack_seq below the cumulative ACK, no
+  // jump: a resent packet already delivered) counts nothing: it freed no new packet.
   const uint64_t advanced = p.seq > fs.acked ? (p.seq - fs.acked + mtu_ - 1) / mtu_ : 0;
+  const bool out_of_order = p.sack_seq >= p.seq && p.sack_seq > 0;
+  const bool duplicate = advanced == 0 && !out_of_order;
   fs.acked = std::max(fs.acked, p.seq);
-  fs.inflate = std::max<int64_t>(0, fs.inflate + 1 - static_cast<int64_t>(advanced));
+  if (out_of_order)
+    ++fs.inflate;
+  else if (advanced > 0)
+    fs.inflate -= static_cast<int64_t>(advanced) - 1;
+  counters_.max_inflate =
+      std::max<uint64_t>(counters_.max_inflate, std::max<int64_t>(0, fs.inflate));
+  fs.inflate = std::clamp<int64_t>(fs.inflate, 0, transport_->config().bitmap_packets);
+  if (duplicate) {
+    update_window(f, fs);
+    return;
+  }
   // Congestion window, per ACK (MP-RDMA Algorithm 1 as both reimplementations read it).
   if (p.ecn_ce) {
     fs.cwnd = std::max(1.0, fs.cwnd - 0.5);
@@ -129,6 +144,7 @@ void MpRdmaPath::add_stats(std::vector<std::pair<std::string, double>>& out) con
   out.emplace_back("mprdma_paths_pruned", static_cast<double>(counters_.vps_pruned));
   out.emplace_back("mprdma_probes", static_cast<double>(counters_.probes));
   out.emplace_back("mprdma_ecn_echoes", static_cast<double>(counters_.ecn_echoes));
+  out.emplace_back("mprdma_max_inflation", static_cast<double>(counters_.max_inflate));
 }
 
 }  // namespace rocelab

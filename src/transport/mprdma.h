@@ -30,6 +30,7 @@ class MpRdmaPath final : public HostPathPolicy {
     uint64_t vps_pruned = 0;  // ACKs behind by more than Δ
     uint64_t probes = 0;
     uint64_t ecn_echoes = 0;
+    uint64_t max_inflate = 0;  // most packets counted acked out of order, before the cap
   };
 
   void attach(RdmaTransport& transport) override;
