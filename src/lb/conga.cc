@@ -63,14 +63,14 @@ Conga::Dre& Conga::dre(PortId port, Time now) {
   Dre& d = dre_[port.index()];
   const int64_t epoch = (now - origin_).ps / cfg_.dre_period.ps;
   for (int64_t steps = epoch - d.epoch; steps > 0 && d.bytes > 0; --steps)
-    d.bytes = static_cast<uint32_t>(static_cast<double>(d.bytes) * (1 - cfg_.dre_alpha));
+    d.bytes = static_cast<uint64_t>(static_cast<double>(d.bytes) * (1 - cfg_.dre_alpha));
   d.epoch = epoch;
   return d;
 }
 
 // The metric X / (C tau), in Q bits (§3.5). The paper's field saturates at 2^Q - 1;
 // ConWeave-ns3 keeps the unsaturated value.
-uint32_t Conga::quantise(PortId port, uint32_t bytes) const {
+uint32_t Conga::quantise(PortId port, uint64_t bytes) const {
   const double tau_s = cfg_.dre_period.seconds() / cfg_.dre_alpha;
   const double ratio =
       static_cast<double>(bytes) * 8 / (static_cast<double>(sw_.port(port).rate_bps()) * tau_s);

@@ -90,7 +90,7 @@ class Conga final : public LoadBalancer {
     std::vector<PathMetrics> metrics;
   };
   struct Dre {
-    uint32_t bytes = 0;  // X (§3.5)
+    uint64_t bytes = 0;  // X (§3.5); 64 bits: X ~ rate x tau, and tau may be long
     int64_t epoch = 0;   // decay steps applied so far
   };
   struct Flowlet {
@@ -100,7 +100,7 @@ class Conga final : public LoadBalancer {
 
   void touch(Time now);
   Dre& dre(PortId port, Time now);
-  uint32_t quantise(PortId port, uint32_t bytes) const;
+  uint32_t quantise(PortId port, uint64_t bytes) const;
   void count_bytes(const SwitchView& sw, Packet& p, PortId port);
   Remote& remote(uint32_t edge_index);
   bool aged(Time updated, Time now) const;

@@ -1,5 +1,6 @@
 #include "net/switch_node.h"
 
+#include <stdexcept>
 #include <utility>
 
 #include "net/ns3_ecmp_hash.h"
@@ -106,6 +107,8 @@ bool Switch::admit(Packet& p, PortId in_port, PortId out) {
 // later. Only for packets to a local host, whose route has no choice to make twice.
 bool Switch::admit_held(PacketId pkt, PortId in_port) {
   Packet& p = ctx_.pkt(pkt);
+  if (ctx_.routing.edge_of_host(p.dst.index()) != id_.index())
+    throw std::logic_error("admit_held: only packets for a host of this switch can be held");
   const PortId out = route(p);
   return !port_of(out).queued_as_data(p) || admit(p, in_port, out);
 }
