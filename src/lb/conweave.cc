@@ -117,13 +117,13 @@ PortId ConWeave::choose_egress(const SwitchView& sw, Packet& p,
   } else if (expired) {
     if (found) f.path = good;
     packet_path = f.path;
-    ++stats_.reroutes;
+    stats_.reroutes += found;  // counted as ConWeave-ns3's m_nReRoute: a good path found
   } else if (timeout) {
     // The TAIL closes the old path in phase 0; the packets after it are REROUTED.
     packet_phase = 0;
     f.phase = 1;
     if (found) f.path = good;
-    ++stats_.reroutes;
+    stats_.reroutes += found;
   }
   if (expired || stabilized) f.tail_time = Time::zero();
   if (timeout) f.tail_time = now;

@@ -10,8 +10,9 @@
 // ToR send NOTIFY, which marks their path busy at the source for θ_path_busy.
 //
 // Only data between different ToRs is balanced; ACKs, CNPs and ConWeave's own control
-// packets follow ECMP in the strict-priority control queue. Held packets are outside the
-// buffer accounting until released (as in ConWeave-ns3). docs/schemes/conweave.md.
+// packets follow ECMP in the strict-priority control queue. Held packets are charged to
+// the switch buffer while held (reorder_buffer: switch), or kept outside it until released
+// (outside, as ConWeave-ns3). docs/schemes/conweave.md.
 #pragma once
 
 #include <memory>

@@ -30,7 +30,8 @@ class LoadBalancer {
   virtual bool on_receive(const SwitchView& /*sw*/, Packet& /*p*/, PortId /*in_port*/) {
     return false;
   }
-  // A data packet is admitted to the queue of `port` (called only for schemes that return
+  // A data packet is admitted to the buffer toward `port`: queued now, or held by a scheme
+  // (SwitchView::admit_held) and queued later (called only for schemes that return
   // true from wants_enqueue, read once when installed: the others pay no call).
   virtual bool wants_enqueue() const { return false; }
   virtual void on_enqueue(const SwitchView& /*sw*/, Packet& /*p*/, PortId /*port*/) {}

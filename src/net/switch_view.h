@@ -1,8 +1,10 @@
 // What a switch scheme (load balancer, switch feature) sees of its switch: read-only state
 // (ports, their queues and pause state, configuration, routing, time) and the few actions
 // a scheme may take: write its own fields of the packets passing through, originate
-// control packets, run its own timers. It cannot enqueue data, touch the buffer
-// accounting or another scheme's state (DESIGN.md, "Switch load balancer").
+// control packets, run its own timers, hold data it consumed and route it later. It
+// cannot enqueue data past the flow control or touch another scheme's state; the one way
+// into the buffer accounting is admit_held, for data held for a local host (DESIGN.md,
+// "Switch load balancer").
 #pragma once
 
 #include <cstddef>
@@ -50,7 +52,7 @@ class SwitchView {
   // Sends a control packet out of `port`, in the strict-priority control queue.
   void send_control(PacketId pkt, PortId port) const;
   // Routes a packet the scheme held back (it consumed it in on_receive) as if it had just
-  // arrived on `in_port`; or drops a packet the scheme consumed for good.
+  // arrived on `in_port` (free_packet drops one for good).
   void forward(PacketId pkt, PortId in_port) const;
   // Holding data for a local host inside the switch buffer: admit_held charges it to the
   // buffer now (flow control, PFC; false = dropped and freed), enqueue_held later puts it

@@ -45,7 +45,14 @@ std::shared_ptr<const LbConfig> lb_config(const ExperimentSpec& spec) {
 }
 }  // namespace
 
-Experiment::Experiment(const ExperimentSpec& spec) : Experiment(spec, make_cc(spec)) {}
+Experiment::Experiment(const ExperimentSpec& spec) : Experiment(spec, make_cc(spec)) {
+  // MP-RDMA's policy owns the window; a congestion control would overwrite or cap it.
+  if (spec.transport.path_policy == "mprdma" && spec.cc != "none")
+    throw std::invalid_argument(
+        "transport.path_policy: mprdma has its own window; it needs "
+        "cc: none (got '" +
+        spec.cc + "')");
+}
 
 Experiment::Experiment(const ExperimentSpec& spec, std::unique_ptr<CongestionControl> cc)
     : spec_(spec) {

@@ -13,6 +13,7 @@ void describe(ParamVisitor& v, HermesConfig& c) {
              "T_RTT_low above the base RTT: good below (20 us at 10G in Hermes' code; /10)");
   v.duration("rtt_high", c.rtt_high, Delta::zero(), max,
              "T_RTT_high above the base RTT: bad from here (140 us at 10G; /10)");
+  v.require(c.rtt_low <= c.rtt_high, "rtt_high", "must not be below rtt_low");
   v.real("ecn_threshold", c.ecn_threshold, 0, 1,
          "T_ECN: good needs fewer, bad needs as many ECN-echoing ACKs; 1 = RTT alone (as "
          "Hermes' simulations)");
@@ -54,7 +55,7 @@ uint32_t HermesPath::table_for(uint32_t host, uint32_t dst_edge) {
   if (index == kNoPath) {
     index = static_cast<uint32_t>(tables_.size());
     const uint64_t paths = r.path_count(r.edge_of_host(host), dst_edge);
-    tables_.emplace_back(std::min<uint64_t>(paths, 1u << 16));
+    tables_.emplace_back(std::min<uint64_t>(paths, 0xfffe));  // path + 1 fits 16 bits
   }
   return index;
 }
