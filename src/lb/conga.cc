@@ -133,13 +133,6 @@ bool Conga::aged(Time updated, Time now) const {
   return last_sweep > updated && last_sweep - updated > cfg_.metric_aging;
 }
 
-uint32_t Conga::remote_metric(uint32_t dst_edge, uint32_t path) const {
-  const auto& slot = remotes_.at(sw_.routing().edge_index(dst_edge));
-  if (!slot || path >= slot->paths) return 0;
-  const PathMetrics& m = slot->metrics[path];
-  return aged(m.to_updated, sw_.now()) ? 0 : m.to_metric;
-}
-
 // §3.4: the path minimising max(local metric of its uplink, remote metric). Ties go to the
 // flow's current path, else to a random one: a flow moves only to a strictly better path.
 // ConWeave-ns3 breaks every tie at random and considers only 4 consecutive path IDs from

@@ -64,11 +64,8 @@ class Conga final : public LoadBalancer {
   void on_dequeue(const SwitchView& sw, Packet& p, PortId port) override;
   void add_stats(std::vector<Stat>& out) const override;
 
-  // Introspection for tests: the quantised DRE of `port` now, and the remote metric this
-  // leaf holds for a path to `dst_edge` (0 when none or aged out).
+  // For tests: the quantised DRE of `port` now.
   uint32_t local_metric(PortId port);
-  uint32_t remote_metric(uint32_t dst_edge, uint32_t path) const;
-  uint64_t flowlets_started() const { return flowlets_started_; }
 
  private:
   static constexpr uint8_t kTagged = 1;

@@ -41,7 +41,6 @@ class MpRdmaPath final : public HostPathPolicy {
   void add_stats(std::vector<std::pair<std::string, double>>& out) const override;
 
   const Counters& counters() const { return counters_; }
-  double cwnd_packets(FlowId f) const { return flows_.at(f.index()).cwnd; }
 
  private:
   static constexpr size_t kVpRing = 16;  // VPs of recent ACKs waiting to clock a packet

@@ -453,16 +453,9 @@ void RdmaTransport::on_out_of_order(Receiver& r, const Packet& p) {
   // reordering (the flow's start) instead of just the reorder window. O(1) when empty.
   if (cfg_.recovery != LossRecovery::kGoBackN) r.held.advance_to(r.rcv_nxt / mtu);
   switch (cfg_.recovery) {
-    case LossRecovery::kGoBackN: {
-      const Time now = sim().now();
-      if (now >= r.nak_blocked_until || r.last_nak_seq != r.rcv_nxt) {
-        r.nak_blocked_until = now + cfg_.nak_interval;
-        r.last_nak_seq = r.rcv_nxt;
-        ++counters_.naks_sent;
-        send_control(p, PacketType::kNak, r.rcv_nxt);
-      }
+    case LossRecovery::kGoBackN:
+      nak_go_back(r, p);
       return;
-    }
     case LossRecovery::kSelectiveRepeat: {
       // IRN §3.1: keep it, and NAK with the cumulative ack and this packet's sequence.
       r.held.set(p.seq / mtu);
@@ -476,13 +469,7 @@ void RdmaTransport::on_out_of_order(Receiver& r, const Packet& p) {
     case LossRecovery::kBitmap: {
       if (p.seq / mtu >= r.rcv_nxt / mtu + cfg_.bitmap_packets) {  // beyond the bitmap
         ++counters_.bitmap_drops;
-        const Time now = sim().now();
-        if (now >= r.nak_blocked_until || r.last_nak_seq != r.rcv_nxt) {
-          r.nak_blocked_until = now + cfg_.nak_interval;
-          r.last_nak_seq = r.rcv_nxt;
-          ++counters_.naks_sent;
-          send_control(p, PacketType::kNak, r.rcv_nxt);
-        }
+        nak_go_back(r, p);
         return;
       }
       r.held.set(p.seq / mtu);
@@ -491,6 +478,16 @@ void RdmaTransport::on_out_of_order(Receiver& r, const Packet& p) {
       return;
     }
   }
+}
+
+// Drop it and ask the sender to go back to rcv_nxt: one NAK per sequence per nak_interval.
+void RdmaTransport::nak_go_back(Receiver& r, const Packet& p) {
+  const Time now = sim().now();
+  if (now < r.nak_blocked_until && r.last_nak_seq == r.rcv_nxt) return;
+  r.nak_blocked_until = now + cfg_.nak_interval;
+  r.last_nak_seq = r.rcv_nxt;
+  ++counters_.naks_sent;
+  send_control(p, PacketType::kNak, r.rcv_nxt);
 }
 
 bool RdmaTransport::advance_una(FlowId f, uint64_t ack_seq, const Packet& ack) {

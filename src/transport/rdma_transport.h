@@ -212,6 +212,7 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   void on_selective_nak(FlowId f, const Packet& nak);
   void deliver_in_order(Receiver& r, const Packet& p);
   void on_out_of_order(Receiver& r, const Packet& p);
+  void nak_go_back(Receiver& r, const Packet& p);
   // The sequence a flow sends next (a hole under selective repeat, else new data), or
   // false when it has nothing it may send now.
   bool next_seq(Sender& s, uint64_t* seq);
