@@ -24,6 +24,14 @@ const Registry<CcConfigFactory>& cc_registry() {
             c->window_cap_bdp = 1;
             return c;
           });
+    r.add("win",
+          "line rate with each flow's bytes in flight capped at one end-to-end BDP (the NIC "
+          "of BFC and Ideal-FQ, BFC §4.1)",
+          [] {
+            auto c = std::make_unique<NoCongestionControlConfig>();
+            c->window_cap_bdp = 1;
+            return c;
+          });
     r.add("rc", "FLB minimal rate control (ATC'25 §3.3): pause on CNM, resume at C/n",
           [] { return std::make_unique<FlbRcSchemeConfig>(); });
     r.add("hpcc", "HPCC (Li et al., SIGCOMM'19): INT-driven window and rate, per-ACK reaction",

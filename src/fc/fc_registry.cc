@@ -1,5 +1,6 @@
 #include "fc/fc_registry.h"
 
+#include "fc/bfc.h"
 #include "fc/strict_priority.h"
 #include "net/drr_scheduler.h"
 #include "net/pfc.h"
@@ -13,6 +14,10 @@ const Registry<FlowControlFactory>& fc_registry() {
           [] { return std::make_shared<PfcConfigFactory>(true); });
     r.add("none", "no PFC: lossy shared buffer, go-back-N recovers",
           [] { return std::make_shared<PfcConfigFactory>(false); });
+    r.add("bfc",
+          "BFC (Goyal et al., NSDI'22): per-hop per-flow pauses by bloom filter, dynamic "
+          "physical queues, PFC as the backstop",
+          [] { return std::make_shared<BfcConfig>(); });
     return r;
   }();
   return registry;

@@ -10,7 +10,7 @@
 
 namespace rocelab {
 
-using FlowControlFactory = std::function<std::shared_ptr<const FlowControlConfig>()>;
+using FlowControlFactory = std::function<std::shared_ptr<FlowControlConfig>()>;
 const Registry<FlowControlFactory>& fc_registry();
 
 using SchedulerFactory = std::function<std::shared_ptr<const SchedulerConfig>()>;

@@ -59,6 +59,13 @@ void EgressPort::enqueue(PacketId pkt, size_t q) {
 void EgressPort::set_priority_paused(Priority prio, bool paused) {
   const uint32_t bit = 1u << (prio & 31);
   paused_priorities_ = paused ? paused_priorities_ | bit : paused_priorities_ & ~bit;
+  if (pfc_all_queues_) {
+    const bool all = paused_priorities_ != 0;
+    if (all == all_paused_) return;
+    all_paused_ = all;
+    count_pause(all);
+    return;
+  }
   const size_t queue = queue_of_priority(prio);
   bool any = false;  // another paused priority sharing the queue keeps it paused
   for (uint32_t p = 0; p < 32; ++p)
@@ -71,6 +78,10 @@ void EgressPort::set_paused(size_t queue, bool paused) {
   if (static_cast<bool>(paused_[queue]) == paused) return;
   paused_[queue] = paused;
   if (queue < 32) paused_mask_ ^= (1u << queue);
+  count_pause(paused);
+}
+
+void EgressPort::count_pause(bool paused) {
   if (paused) {
     ++counters_.times_paused;
     if (paused_count_++ == 0) paused_since_ = sim_.now();
@@ -78,6 +89,13 @@ void EgressPort::set_paused(size_t queue, bool paused) {
     if (--paused_count_ == 0) counters_.paused_time += sim_.now() - paused_since_;
     try_send();
   }
+}
+
+void EgressPort::hold_queue(size_t queue, bool held) {
+  if (static_cast<bool>(paused_[queue]) == held) return;
+  paused_[queue] = held;
+  if (queue < 32) paused_mask_ ^= (1u << queue);
+  if (!held) try_send();
 }
 
 Delta EgressPort::paused_time(Time now) const {
@@ -127,7 +145,7 @@ void EgressPort::choose_and_send() {
     start_transmission(pkt);
     return;
   }
-  if (data_bytes_total_ > 0) {
+  if (data_bytes_total_ > 0 && !all_paused_) {
     const PacketId pkt = pick_data();
     if (pkt.valid()) {
       owner_.on_dequeue(index_, pkt);

@@ -52,6 +52,12 @@ class EgressPort final : public EventHandler {
 
   // PFC (or per-queue backpressure) applied by the peer.
   void set_paused(size_t queue, bool paused);
+  // A per-flow flow control's hold on one data queue (BFC): the queue does not send while
+  // held, and the hold is not a PFC pause (it counts in no PAUSE counter).
+  void hold_queue(size_t queue, bool held);
+  // All data queues carry one PFC class (BFC's physical queues): a PAUSE for any priority
+  // holds every data queue, independently of the queues' own holds.
+  void set_pfc_pauses_all_queues(bool on) { pfc_all_queues_ = on; }
   // An 802.1Qbb PAUSE/RESUME for one priority: it holds the queue that carries that
   // priority (queue_of), which a port with fewer queues shares among priorities; the queue
   // runs again once none of its priorities is paused.
@@ -70,7 +76,14 @@ class EgressPort final : public EventHandler {
   bool paused(size_t queue) const {
     return queue < 32 ? ((paused_mask_ >> queue) & 1u) != 0 : paused_[queue] != 0;
   }
-  uint32_t paused_mask() const { return paused_mask_; }  // first 32 queues
+  uint32_t paused_mask() const { return paused_mask_; }      // first 32 queues
+  uint32_t nonempty_mask() const { return nonempty_mask_; }  // first 32 queues
+  // Under set_pfc_pauses_all_queues: a PAUSE holds every data queue now.
+  bool all_queues_paused() const { return all_paused_; }
+  // The packet at the head of a data queue (invalid when it is empty).
+  PacketId queue_head(size_t queue) const {
+    return data_queues_[queue].empty() ? PacketId::invalid() : data_queues_[queue].front();
+  }
 
   BitsPerSec rate_bps() const { return rate_bps_; }
   // Serialization time of `bytes` on this link (a multiply for the usual rates).
@@ -115,6 +128,7 @@ class EgressPort final : public EventHandler {
                       paused_mask_);
   }
   void try_send();
+  void count_pause(bool paused);
   void choose_and_send();
   PacketId pick_data();
   void start_transmission(PacketId pkt);
@@ -162,7 +176,9 @@ class EgressPort final : public EventHandler {
   bool tx_done_reserved_ = false;  // tx_done_seq_ holds the end-of-frame event's place
   bool acks_in_data_queues_ = false;
   bool pause_ahead_ = true;
-  bool pulls_;  // a host port: after each frame it asks its owner for the next
+  bool pfc_all_queues_ = false;
+  bool all_paused_ = false;  // under pfc_all_queues_: some priority is paused
+  bool pulls_;               // a host port: after each frame it asks its owner for the next
   // Line 3: the frame counters, written per frame.
   alignas(64) PortCounters counters_;
   // Touched only while something is paused or a PAUSE frame waits.

@@ -38,6 +38,13 @@ class QueueState {
              const Pool<Packet>& pool, const uint32_t& nonempty_mask, const uint32_t& paused_mask)
       : QueueState(queues.data(), queues.size(), paused, pool, nonempty_mask, paused_mask) {}
   size_t num_queues() const { return num_queues_; }
+  // The same port seen through its first `n` queues (a scheduler that serves one queue
+  // itself and hands the others to DRR).
+  QueueState prefix(size_t n) const {
+    QueueState s = *this;
+    s.num_queues_ = n;
+    return s;
+  }
   // Holds a packet and is not paused.
   bool ready(size_t q) const { return !queues_[q].empty() && !(*paused_)[q]; }
   // Bit q set: queue q is ready; exact for ports of at most kMaskQueues queues.

@@ -8,9 +8,12 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "net/egress_port.h"
+#include "net/egress_scheduler.h"
 #include "net/packet.h"
+#include "net/scheme_stat.h"
 #include "sim/ids.h"
 #include "sim/params.h"
 
@@ -35,6 +38,14 @@ class FlowControl {
   // (consumed: the caller frees it). Data packets are not shown.
   virtual bool on_frame(PortId in, const Packet& p) = 0;
 
+  // A host NIC's per-flow gate (BFC pauses flows at the NIC): the transport asks, per
+  // flow, before it sends; only when gates_flows() is true.
+  virtual bool gates_flows() const { return false; }
+  virtual bool flow_paused(uint32_t /*flow_hash*/) const { return false; }
+
+  // Figures for summary.json's fc_stats, combined over nodes.
+  virtual void add_stats(std::vector<SchemeStat>& /*out*/) const {}
+
   // Drops under this flow control break the model's promise.
   virtual bool lossless() const = 0;
   // The shared buffer's accounting, where the scheme keeps one (read-only).
@@ -49,6 +60,12 @@ class FlowControlConfig {
   virtual ~FlowControlConfig() = default;
   virtual void describe(ParamVisitor&) {}
   virtual bool lossless() const = 0;
+  // Data queues per switch egress port, given the scenario's switch.num_queues (BFC
+  // brings its own physical queues).
+  virtual size_t switch_queues(size_t configured) const { return configured; }
+  // The egress scheduler of switch ports when the scheme needs its own; null: the
+  // scenario's switch.scheduler.
+  virtual std::shared_ptr<const SchedulerConfig> switch_scheduler() const { return nullptr; }
   // For a switch once its ports are connected, and for a host's NIC.
   virtual std::unique_ptr<FlowControl> build(Switch& sw) const = 0;
   virtual std::unique_ptr<FlowControl> build(Host& host) const = 0;

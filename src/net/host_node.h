@@ -30,6 +30,7 @@ class Host final : public Node {
   void set_agent(HostAgent* agent) { agent_ = agent; }
   void set_flow_control(std::unique_ptr<FlowControl> fc) { fc_ = std::move(fc); }
   EgressPort& nic() { return *ports_[0]; }
+  const FlowControl* flow_control() const { return fc_.get(); }
 
   void receive(PacketId pkt, PortId in_port) override;
   void on_dequeue(PortId, PacketId) override {}

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "net/packet.h"
+#include "net/scheme_stat.h"
 #include "net/switch_view.h"
 #include "sim/ids.h"
 #include "sim/params.h"
@@ -39,11 +40,7 @@ class LoadBalancer {
   virtual void on_dequeue(const SwitchView& /*sw*/, Packet& /*p*/, PortId /*port*/) {}
 
   // Figures for summary.json, combined over switches: summed, or the maximum.
-  struct Stat {
-    std::string name;
-    double value;
-    bool take_max = false;
-  };
+  using Stat = SchemeStat;
   virtual void add_stats(std::vector<Stat>& /*out*/) const {}
 };
 

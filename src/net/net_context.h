@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "net/packet.h"
@@ -44,6 +45,8 @@ struct NetContext {
 
   // Scheme-declared packet fields (declare them while building, before the run).
   PacketStateStore state;
+  // State the flow control of every node shares (BFC's filter snapshots in flight).
+  std::shared_ptr<void> fc_shared;
 
   Packet& pkt(PacketId id) { return pool[id.index()]; }
   PacketId alloc_packet() {

@@ -14,8 +14,8 @@ Network::Network(Simulator& sim, const TopologySpec& topo, const NetworkConfig& 
   if (!cfg_.flow_control)
     cfg_.flow_control = std::make_shared<PfcConfigFactory>(cfg.switch_config.pfc.enabled);
   if (!cfg_.scheduler) cfg_.scheduler = std::make_shared<DrrSchedulerConfig>();
-  ctx_ =
-      std::unique_ptr<NetContext>(new NetContext{sim, pool_, cfg.wire, {}, {}, cfg.seed, {}, {}});
+  ctx_ = std::unique_ptr<NetContext>(
+      new NetContext{sim, pool_, cfg.wire, {}, {}, cfg.seed, {}, {}, {}});
   ctx_->counters.pause_frames_by_node.assign(topo.nodes.size(), 0);
   pool_.reserve(1 << 14);
 
@@ -32,13 +32,17 @@ Network::Network(Simulator& sim, const TopologySpec& topo, const NetworkConfig& 
 
   adjacency_.assign(topo.nodes.size(), {});
   const uint32_t quantum = cfg.wire.mtu_wire_bytes();
+  const size_t switch_queues = cfg_.flow_control->switch_queues(cfg.switch_config.num_queues);
+  std::shared_ptr<const SchedulerConfig> switch_scheduler = cfg_.flow_control->switch_scheduler();
+  if (!switch_scheduler) switch_scheduler = cfg_.scheduler;
   auto make_port = [&](uint32_t n) {
     Node& node = *nodes_[n];
-    const size_t queues =
-        node.kind() == NodeKind::kHost ? cfg.host_queues : cfg.switch_config.num_queues;
+    const bool host = node.kind() == NodeKind::kHost;
+    const size_t queues = host ? cfg.host_queues : switch_queues;
+    const SchedulerConfig& sched = host ? *cfg_.scheduler : *switch_scheduler;
     const PortId idx(static_cast<uint16_t>(node.port_count()));
-    return node.add_port(std::make_unique<EgressPort>(sim, pool_, node, idx, queues,
-                                                      cfg_.scheduler->build(queues, quantum)));
+    return node.add_port(
+        std::make_unique<EgressPort>(sim, pool_, node, idx, queues, sched.build(queues, quantum)));
   };
   for (const LinkSpec& l : topo.links) {
     if (l.a >= nodes_.size() || l.b >= nodes_.size() || l.a == l.b)

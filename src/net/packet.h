@@ -34,9 +34,10 @@ struct alignas(64) Packet {
   bool pfc_xoff = false;      // kPause: true = XOFF (pause), false = XON (resume)
   Priority pfc_priority = 0;  // kPause: the class paused or resumed
   bool source_routed = false;
-  uint16_t control_kind = 0;  // kControl: which scheme's message (PacketStateLayout::control_kind)
-  PortId ingress_port;        // port it arrived on at the current switch (for MMU release)
-  PacketId self;              // its own id (scheme fields are found by it: NetContext::field)
+  bool first_of_flow = false;  // data: the flow's first packet, first sent (BFC §3.7 mark)
+  uint16_t control_kind = 0;   // kControl: which scheme's message (PacketStateLayout::control_kind)
+  PortId ingress_port;         // port it arrived on at the current switch (for MMU release)
+  PacketId self;               // its own id (scheme fields are found by it: NetContext::field)
 
   uint32_t wire_bytes = 0;     // bytes serialized on the link (headers + payload + phy)
   uint32_t payload_bytes = 0;  // RDMA payload carried (data only)

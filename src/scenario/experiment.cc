@@ -22,7 +22,10 @@ std::unique_ptr<CongestionControl> make_cc(const ExperimentSpec& spec) {
 
 NetworkConfig resolved_network(const ExperimentSpec& spec) {
   NetworkConfig n = spec.network;
-  if (!spec.fc.empty()) {
+  if (spec.fc_config) {
+    n.flow_control = spec.fc_config;
+    n.switch_config.pfc.enabled = n.flow_control->lossless();
+  } else if (!spec.fc.empty()) {
     const auto* entry = fc_registry().find(spec.fc);
     if (!entry) throw std::invalid_argument("unknown flow control '" + spec.fc + "'");
     n.flow_control = entry->factory();

@@ -29,6 +29,7 @@ struct ExperimentSpec {
   std::vector<std::string> switch_features;
   // Configured schemes; when null, the registry's defaults for `lb` / `cc` are used.
   std::shared_ptr<const LbConfig> lb_config;
+  std::shared_ptr<const FlowControlConfig> fc_config;  // else the registry's `fc`
   std::shared_ptr<const CcConfig> cc_config;
   std::vector<FlowSpec> flows;
   Time stop = Time::never();

@@ -228,6 +228,7 @@ void apply_preset(const std::string& name, ScenarioConfig& c) {
   // scenario picks (apply_preset_scheme).
   c.lb_params.reset();
   c.cc_params.reset();
+  c.fc_params.reset();
 }
 
 void apply_preset_scheme(const std::string& preset, LbConfig& lb) {

@@ -119,6 +119,16 @@ nlohmann::json make_summary(const ScenarioConfig& c, Experiment& exp, const RunS
   }
   j["lb_stats"] = nlohmann::json::object();
   for (const auto& [name, v] : lb_stats) j["lb_stats"][name] = v;
+  // Figures the flow control reports (BFC: filter frames, pauses, queue collisions, state).
+  std::vector<SchemeStat> fc_items;
+  for (NodeId s : net.switches()) net.switch_at(s).flow_control().add_stats(fc_items);
+  std::map<std::string, double> fc_stats;
+  for (const auto& item : fc_items) {
+    double& v = fc_stats[item.name];
+    v = item.take_max ? std::max(v, item.value) : v + item.value;
+  }
+  j["fc_stats"] = nlohmann::json::object();
+  for (const auto& [name, v] : fc_stats) j["fc_stats"][name] = v;
 
   const TransportCounters& tc = tr.counters();
   j["data_packets"] = tc.data_packets_sent;

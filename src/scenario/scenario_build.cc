@@ -31,6 +31,7 @@ std::vector<uint32_t> rack_of_hosts(const TopologySpec& topo) {
 void ensure_schemes(ScenarioConfig& c) {
   ensure_lb_params(c);
   ensure_cc_params(c);
+  ensure_fc_params(c);
 }
 
 std::vector<FlowSpec> generate(const WorkloadConfig& w, size_t index, const TopologySpec& topo,
@@ -178,6 +179,7 @@ ExperimentSpec build_unlocated(ScenarioConfig& c) {
   spec.cc = c.cc;
   spec.lb_config = c.lb_params;
   spec.cc_config = c.cc_params;
+  spec.fc_config = c.fc_params;
   check_buffer_covers_headroom(spec);
   spec.stop = c.stop_time > Delta::zero() ? Time::zero() + c.stop_time : Time::never();
   spec.stop_when_done = c.stop_when_done;

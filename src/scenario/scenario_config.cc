@@ -68,6 +68,14 @@ void ensure_lb_params(ScenarioConfig& c) {
   c.lb_params_for = c.lb;
 }
 
+void ensure_fc_params(ScenarioConfig& c) {
+  if (c.fc_params && c.fc_params_for == c.fc) return;
+  const auto* e = fc_registry().find(c.fc);
+  if (!e) throw ConfigError("fc: unknown flow control '" + c.fc + "'");
+  c.fc_params = e->factory();
+  c.fc_params_for = c.fc;
+}
+
 void ensure_cc_params(ScenarioConfig& c) {
   if (c.cc_params && c.cc_params_for == c.cc) return;
   const auto* e = cc_registry().find(c.cc);
@@ -109,8 +117,12 @@ void describe(ParamVisitor& v, ScenarioConfig& c) {
   v.section(
       "fc",
       [&](ParamVisitor& s) {
-        s.choice("name", c.fc, fcs, "flow control: pfc (lossless, 802.1Qbb) or none (lossy)");
-        if (c.fc == "pfc") describe(s, c.pfc);
+        s.choice("name", c.fc, fcs,
+                 "flow control: pfc (lossless, 802.1Qbb), none (lossy) or bfc (per-flow "
+                 "backpressure, PFC as backstop)");
+        ensure_fc_params(c);
+        if (c.fc_params->lossless()) describe(s, c.pfc);
+        c.fc_params->describe(s);
       },
       "flow control", "name");
   static const std::vector<std::string> schedulers = scheduler_registry().names();

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "net/flow_control.h"
 #include "net/load_balancer.h"
 #include "net/packet.h"
 #include "net/switch_config.h"
@@ -95,7 +96,9 @@ struct ScenarioConfig {
   std::string cc = "dcqcn";
   std::shared_ptr<CcConfig> cc_params;
   std::string cc_params_for;
-  std::string fc = "pfc";                    // fc_registry(): pfc | none (lossy)
+  std::string fc = "pfc";  // fc_registry(): pfc | none (lossy) | bfc
+  std::shared_ptr<FlowControlConfig> fc_params;
+  std::string fc_params_for;
   std::string scheduler = "drr";             // scheduler_registry(): drr | strict
   std::vector<std::string> switch_features;  // switch_feature_registry(), after RED/ECN
   PfcConfig pfc;
@@ -135,5 +138,6 @@ void apply_preset_scheme(const std::string& preset, CcConfig& cc);
 // unknown name.
 void ensure_lb_params(ScenarioConfig& c);
 void ensure_cc_params(ScenarioConfig& c);
+void ensure_fc_params(ScenarioConfig& c);
 
 }  // namespace rocelab

@@ -21,6 +21,10 @@ RdmaTransport::RdmaTransport(Network& net, const TransportConfig& cfg,
   const auto* path = host_path_registry().find(cfg_.path_policy);
   if (!path) throw std::invalid_argument("unknown host path policy '" + cfg_.path_policy + "'");
   path_ = path->factory();
+  for (NodeId h : net_.hosts()) {
+    const FlowControl* fc = net_.host(h).flow_control();
+    if (fc && fc->gates_flows()) hosts_[h.index()].gate = fc;
+  }
   net_.set_host_agent(this);
   cc_->attach(*this);
   path_->attach(*this);
@@ -300,6 +304,7 @@ PacketId RdmaTransport::pull_data(NodeId host, const EgressPort& port, Time* nex
     Sender& s = flows_[f.index()];
     uint64_t seq = 0;
     if (s.hold || !next_seq(s, &seq)) continue;
+    if (hq.gate && hq.gate->flow_paused(s.flow_hash)) continue;
     if (s.next_send > now) {
       earliest = std::min(earliest, s.next_send);
       continue;
@@ -322,6 +327,7 @@ PacketId RdmaTransport::pull_data(NodeId host, const EgressPort& port, Time* nex
     p.sport = s.sport;
     p.dport = s.dport;
     p.sent_time = now;
+    p.first_of_flow = seq == 0 && s.high_sent == 0;
     path_->on_send(f, p);
 
     ++counters_.data_packets_sent;

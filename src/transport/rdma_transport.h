@@ -195,6 +195,8 @@ class RdmaTransport final : public HostAgent, public EventHandler {
     // Active flows with bytes not sent yet or holes to resend: while none, the NIC need not
     // ask for data at the end of each frame (every change that adds some kicks it).
     uint32_t with_unsent = 0;
+    // The NIC's per-flow gate (FlowControl::gates_flows: BFC's pauses), else null.
+    const FlowControl* gate = nullptr;
   };
 
   // The start cursor: the earliest flow not started yet, and taking it off.

@@ -1,0 +1,174 @@
+// BFC, Backpressure Flow Control (Goyal et al., NSDI'22; docs/schemes/bfc.md): per-hop,
+// per-flow pauses. Each switch egress port has `physical_queues` FIFO queues assigned to
+// flows as they arrive (§3.3), a high-priority queue for each flow's first packet (§3.7)
+// and an overflow queue for flows the VFID table cannot hold (§3.8). A flow whose queue
+// holds more than Th = (HRTT + tau) mu / N_active (§3.4) is paused at the upstream hop:
+// each switch sends every ingress link a bloom filter of the VFIDs paused there every tau
+// (§3.6), and the upstream holds a queue while its head packet matches. Resumes are paced,
+// one per physical queue per tau (§3.5). PFC stays as the backstop.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "fc/bfc_filter.h"
+#include "fc/bfc_table.h"
+#include "net/flow_control.h"
+#include "net/packet_state.h"
+#include "net/pfc.h"
+#include "sim/random.h"
+#include "sim/ring.h"
+
+namespace rocelab {
+
+struct NetContext;
+
+struct BfcParams {
+  uint32_t physical_queues = 32;      // §3.1, §4.1
+  uint32_t vfids = 16384;             // §4.1: 16K VFIDs
+  uint32_t bucket_entries = 4;        // §3.8: buckets of four
+  uint32_t tcam_entries = 100;        // §3.8: a 100-entry overflow cache
+  uint32_t filter_bytes = 128;        // §3.6, §4.1
+  uint32_t filter_hashes = 4;         // §3.6
+  Delta hop_rtt;                      // 0: 2 x the link's delay (§4.1: 2 us at 1 us links)
+  Delta filter_interval;              // 0: hop_rtt / 2 (§3.3)
+  uint32_t resumes_per_interval = 1;  // per physical queue (§3.5: two per HRTT)
+  bool resume_all = false;            // BFC-BufferOpt (§4.3)
+  bool high_priority_queue = true;    // false: BFC-HighPriorityQ (§4.3)
+  bool dynamic_queues = true;         // false: BFC-VFID, static hashing (§3.2, §4.2)
+  // Ethernet header and FCS around the filter (the paper gives the filter's size only).
+  uint32_t filter_header_bytes = 18;
+};
+
+void describe(ParamVisitor& v, BfcParams& p);
+
+// What travels in a packet: its queue and VFID entry at this switch; a filter frame's
+// snapshot.
+struct BfcTag {
+  uint32_t entry_or_snapshot;
+  uint16_t queue;
+  uint8_t kind;  // BfcKind
+};
+
+// Network-wide: the filter snapshots in flight (a frame carries an index, not 128 bytes).
+struct BfcShared {
+  std::vector<std::vector<uint64_t>> snapshots;
+  std::vector<uint32_t> free;
+  uint32_t put(const std::vector<uint64_t>& bits);
+  std::vector<uint64_t>& at(uint32_t i) { return snapshots[i]; }
+  void release(uint32_t i) { free.push_back(i); }
+};
+
+class Bfc final : public FlowControl, public EventHandler {
+ public:
+  Bfc(Switch& sw, const BfcParams& params);
+
+  size_t classify(const EgressPort& port, const Packet& p) const override;
+  bool admit(PortId in, PortId out, Packet& p) override;
+  void on_dequeue(PortId out, Packet& p) override;
+  bool on_frame(PortId in, const Packet& p) override;
+  bool lossless() const override { return true; }
+  const Mmu* buffer() const override { return backstop_.buffer(); }
+  std::string check_drained() const override;
+  void add_stats(std::vector<SchemeStat>& out) const override;
+  void on_event(uint32_t kind, uint64_t arg) override;
+
+ private:
+  struct PortState {
+    // As an egress: VFIDs assigned per physical queue, and the to-be-resumed lists (§3.5).
+    std::vector<uint32_t> queue_vfids;
+    std::vector<Ring<uint32_t>> to_resume;
+    std::vector<Ring<uint32_t>> waiting;  // paused flows whose last packet left
+    uint32_t lists_pending = 0;
+    // As an ingress: the VFIDs paused that arrived here (sent to the upstream).
+    CountingBloomFilter paused;
+    // As an egress toward the peer: the filter the peer sent last.
+    std::vector<uint64_t> peer_filter;
+    double feedback_s = 0;  // HRTT + tau of this link, seconds
+    double rate_Bps = 0;
+    Delta interval;
+    Time next_filter;
+    bool sent_nonempty = false;
+  };
+
+  double threshold_bytes(PortId in, PortId out, size_t queue) const;
+  size_t active_queues(const EgressPort& port, size_t except) const;
+  uint16_t assign_queue(PortState& ps, uint32_t vfid);
+  void pause(VfidEntry& e, uint32_t index);
+  void ask_resume(PortState& ps, VfidEntry& e, uint32_t index);
+  void resume(uint32_t index);
+  void release_waiting(PortState& ps, PortId out, size_t queue);
+  void match_head(PortId out, size_t queue);
+  void tick();
+  bool keeps_ticking() const;
+  void wake();
+  void send_filter(PortId port);
+
+  Switch& sw_;
+  NetContext& ctx_;
+  BfcParams params_;
+  Pfc backstop_;
+  BfcFilterShape shape_;
+  VfidTable table_;
+  std::vector<PortState> ports_;
+  std::shared_ptr<BfcShared> shared_;
+  PacketField<BfcTag> tag_;
+  ControlKind control_kind_;
+  RandomStream rng_;
+  uint32_t handler_;
+  size_t hp_queue_;        // physical_queues + 1
+  size_t overflow_queue_;  // physical_queues
+  Delta tick_;
+  Time tick_origin_;
+  TimerSlot timer_;
+  bool seen_data_ = false;      // a data packet arrived since the last tick
+  uint32_t nonempty_sent_ = 0;  // ports whose last filter paused something
+  uint64_t max_queue_bytes_ = 0;
+  // Physical-queue depth at each arrival, in KB bins (Fig. 10's tail occupancy).
+  static constexpr size_t kDepthBins = 4096;
+  std::vector<uint64_t> depth_kb_;
+  // fc_stats
+  uint64_t filter_frames_ = 0, filter_bytes_ = 0, pauses_ = 0, resumes_ = 0;
+  uint64_t assignments_ = 0, queue_collisions_ = 0, vfid_collisions_ = 0;
+  uint64_t hp_packets_ = 0, overflow_packets_ = 0;
+};
+
+// A host NIC under BFC: a queue per flow (§3.6), held while its VFID matches the ToR's
+// last filter; PFC PAUSE frames as the backstop.
+class BfcNic final : public FlowControl {
+ public:
+  BfcNic(Host& host, const BfcParams& params);
+  bool admit(PortId, PortId, Packet&) override { return true; }
+  void on_dequeue(PortId, Packet&) override {}
+  bool on_frame(PortId in, const Packet& p) override;
+  bool gates_flows() const override { return true; }
+  bool flow_paused(uint32_t flow_hash) const override;
+  bool lossless() const override { return true; }
+
+ private:
+  Host& host_;
+  NetContext& ctx_;
+  BfcParams params_;
+  Pfc pfc_;
+  BfcFilterShape shape_;
+  std::vector<uint64_t> filter_;
+  std::shared_ptr<BfcShared> shared_;
+  PacketField<BfcTag> tag_;
+  ControlKind control_kind_;
+};
+
+class BfcConfig final : public FlowControlConfig {
+ public:
+  void describe(ParamVisitor& v) override { rocelab::describe(v, params_); }
+  bool lossless() const override { return true; }
+  size_t switch_queues(size_t) const override { return params_.physical_queues + 2; }
+  std::shared_ptr<const SchedulerConfig> switch_scheduler() const override;
+  std::unique_ptr<FlowControl> build(Switch& sw) const override;
+  std::unique_ptr<FlowControl> build(Host& host) const override;
+  BfcParams& params() { return params_; }
+
+ private:
+  BfcParams params_;
+};
+
+}  // namespace rocelab
