@@ -5,6 +5,7 @@
 
 #include <set>
 
+#include "fc/bfc_scheduler.h"
 #include "fc/fc_registry.h"
 #include "net/drr_scheduler.h"
 #include "net/network.h"
@@ -32,11 +33,12 @@ struct FakeQueues {
       paused_mask |= static_cast<uint32_t>(paused[i] != 0) << i;
     }
   }
-  void push(size_t queue, std::initializer_list<uint32_t> sizes) {
+  void push(size_t queue, std::initializer_list<uint32_t> sizes, EgressScheduler* s = nullptr) {
     for (uint32_t bytes : sizes) {
       const PacketId id(pool.alloc());
       pool[id.index()].wire_bytes = bytes;
       q[queue].push_back(id);
+      if (s) s->on_enqueue(queue);
     }
   }
   // Runs the scheduler until it finds nothing; returns the queues served, in order.
@@ -78,6 +80,31 @@ TEST(Scheduler, DrrWithMoreQueuesThanReadyBitsVisitsEachQueue) {
   for (size_t i : {0, 5, 33, 39}) fq.push(i, {1000, 1000});
   fq.paused[5] = 1;
   EXPECT_EQ(fq.drain(drr), (std::vector<size_t>{0, 33, 39, 0, 33, 39}));
+}
+
+TEST(Scheduler, DrrOverManyQueuesServesTheActiveListInArrivalOrder) {
+  // 1000 queues (SFQ's Ideal-FQ): DRR keeps a list of the queues holding packets, in the
+  // order they became active, and skips a paused one without giving it credit.
+  DrrScheduler drr(1000, 1000);
+  FakeQueues fq(1000);
+  fq.push(999, {1000, 1000}, &drr);
+  fq.push(3, {500, 500, 500, 500}, &drr);
+  fq.push(500, {1000, 1000}, &drr);
+  fq.push(7, {1000}, &drr);
+  fq.paused[500] = 1;
+  EXPECT_EQ(fq.drain(drr), (std::vector<size_t>{999, 3, 3, 7, 999, 3, 3}));
+  fq.paused[500] = 0;
+  EXPECT_EQ(fq.drain(drr), (std::vector<size_t>{500, 500}));
+}
+
+TEST(Scheduler, BfcServesItsHighPriorityQueueFirst) {
+  // Three physical queues, the overflow queue (3) and the high-priority queue (4).
+  BfcScheduler s(5, 1000);
+  FakeQueues fq(5);
+  fq.push(0, {1000, 1000}, &s);
+  fq.push(3, {1000}, &s);
+  fq.push(4, {100, 100}, &s);
+  EXPECT_EQ(fq.drain(s), (std::vector<size_t>{4, 4, 0, 3, 0}));
 }
 
 TEST(Scheduler, StrictPriorityServesTheHighestReadyQueueFirst) {

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "cc/cc_registry.h"
+#include "fc/fc_registry.h"
 #include "lb/lb_registry.h"
 #include "lb/letflow.h"
 #include "test_util.h"
@@ -195,7 +196,11 @@ TEST(Registry, ListsTheFirstSchemes) {
   EXPECT_EQ(std::set<std::string>(lbs.begin(), lbs.end()),
             (std::set<std::string>{"conga", "conweave", "drill", "ecmp", "flb", "letflow", "rps"}));
   EXPECT_EQ(std::set<std::string>(ccs.begin(), ccs.end()),
-            (std::set<std::string>{"dcqcn", "dcqcn_win", "hpcc", "none", "rc", "swift", "timely"}));
+            (std::set<std::string>{"dcqcn", "dcqcn_win", "hpcc", "none", "rc", "swift", "timely",
+                                   "win"}));
+  const auto fcs = fc_registry().names();
+  EXPECT_EQ(std::set<std::string>(fcs.begin(), fcs.end()),
+            (std::set<std::string>{"bfc", "none", "pfc", "sfq"}));
 }
 
 #ifdef ROCELAB_COUNTS_ALLOCATIONS

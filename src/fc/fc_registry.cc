@@ -1,6 +1,7 @@
 #include "fc/fc_registry.h"
 
 #include "fc/bfc.h"
+#include "fc/sfq.h"
 #include "fc/strict_priority.h"
 #include "net/drr_scheduler.h"
 #include "net/pfc.h"
@@ -18,6 +19,10 @@ const Registry<FlowControlFactory>& fc_registry() {
           "BFC (Goyal et al., NSDI'22): per-hop per-flow pauses by bloom filter, dynamic "
           "physical queues, PFC as the backstop",
           [] { return std::make_shared<BfcConfig>(); });
+    r.add("sfq",
+          "stochastic fair queueing: flows hashed into `queues` DRR queues per port, PFC "
+          "(BFC §4.1 DCQCN+Win+SFQ; with 1000 queues and a huge buffer its Ideal-FQ)",
+          [] { return std::make_shared<SfqConfig>(); });
     return r;
   }();
   return registry;

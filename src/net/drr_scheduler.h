@@ -4,9 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "net/egress_scheduler.h"
+#include "sim/ring.h"
 
 namespace rocelab {
 
@@ -18,12 +20,19 @@ class alignas(64) DrrScheduler final : public EgressScheduler {
   DrrScheduler(const DrrScheduler&) = delete;  // deficit_ may point into the object
   DrrScheduler& operator=(const DrrScheduler&) = delete;
 
+  void on_enqueue(size_t queue) override {
+    if (listed_ && !listed_[queue]) {
+      listed_[queue] = 1;
+      active_.push_back(static_cast<uint32_t>(queue));
+    }
+  }
   size_t pick(const QueueState& queues) override;
   void on_sent(size_t queue, uint32_t bytes, bool queue_now_empty) override;
 
  private:
   template <class Ready>
   size_t walk(const QueueState& queues, Ready ready);
+  size_t pick_listed(const QueueState& queues);
   void advance() {
     rr_ = rr_ + 1 == num_queues_ ? 0 : rr_ + 1;
     fresh_ = true;
@@ -39,6 +48,11 @@ class alignas(64) DrrScheduler final : public EgressScheduler {
   bool fresh_ = true;  // the current queue has not had its quantum for this visit
   int32_t inline_deficit_[kInlineQueues] = {};
   std::vector<int32_t> spill_deficit_;  // ports of more than kInlineQueues queues
+  // Ports of more than kListQueues queues (SFQ's 1000) keep the classic DRR active list:
+  // a pick visits the queues holding packets, not every queue.
+  static constexpr size_t kListQueues = 64;
+  Ring<uint32_t> active_;
+  std::unique_ptr<uint8_t[]> listed_;  // null below kListQueues
 };
 
 class DrrSchedulerConfig final : public SchedulerConfig {

@@ -47,6 +47,7 @@ class QueueState {
   }
   // Holds a packet and is not paused.
   bool ready(size_t q) const { return !queues_[q].empty() && !(*paused_)[q]; }
+  bool queue_empty(size_t q) const { return queues_[q].empty(); }
   // Bit q set: queue q is ready; exact for ports of at most kMaskQueues queues.
   static constexpr size_t kMaskQueues = 32;
   bool has_ready_mask() const { return num_queues() <= kMaskQueues; }
