@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -92,6 +93,38 @@ TEST(BadScenarios, EachGivesAClearErrorNamingTheKey) {
     }
   }
   EXPECT_GE(files, 25);
+}
+
+// BFC §4.1: 100-to-1 incasts of 20 MB at random hosts carrying 5% of the hosts' capacity.
+// 128 hosts x 100 Gb/s x 0.05 / 160 Mb = 4,000 incasts per second: 400 expected in 100 ms.
+TEST(Scenario, RandomIncastsAtAShareOfTheHostsCapacity) {
+  ScenarioConfig c = load_scenario_text(R"(
+topology: {type: leaf_spine, leaves: 8, spines: 8, hosts_per_leaf: 16}
+workloads:
+  - {name: incast, type: random_incast, fan_in: 100, total_size: 20MB, load: 0.05, stop: 100ms}
+)",
+                                        "incast.yaml");
+  const ExperimentSpec spec = build_experiment(c);
+  std::map<int64_t, std::vector<FlowSpec>> events;
+  for (const FlowSpec& f : spec.flows) events[f.start.ps].push_back(f);
+  EXPECT_GT(events.size(), 320u) << "400 expected; 4 standard deviations are 80";
+  EXPECT_LT(events.size(), 480u);
+  std::set<uint32_t> receivers;
+  for (const auto& [t, flows] : events) {
+    ASSERT_EQ(flows.size(), 100u);
+    std::set<uint32_t> senders;
+    uint64_t bytes = 0;
+    for (const FlowSpec& f : flows) {
+      EXPECT_EQ(f.dst_host, flows[0].dst_host) << "one receiver per incast";
+      EXPECT_NE(f.src_host, f.dst_host);
+      senders.insert(f.src_host);
+      bytes += f.size_bytes;
+    }
+    EXPECT_EQ(senders.size(), 100u) << "distinct senders";
+    EXPECT_EQ(bytes, 20'000'000u);
+    receivers.insert(flows[0].dst_host);
+  }
+  EXPECT_GT(receivers.size(), 100u) << "receivers drawn over all 128 hosts";
 }
 
 // FLB Fig. 8: H0..H16 send only to R0..R2, at 0.6 of the receivers' links together.

@@ -84,6 +84,23 @@ TEST(EventQueue, MatchesReferenceUnderMonotonePushesAndPeeks) {
   EXPECT_EQ(q.size(), ref.size());
 }
 
+// Hundreds of events at one instant overflow the wheel's slot into the heap after the
+// heap's front moved to a far timer (BFC's filters leave every port at once): they must
+// come out in order, and each costs O(log n), not a refiling of the whole heap.
+TEST(EventQueue, ABurstOfSimultaneousEventsAfterAFarPeekStaysInOrder) {
+  EventQueue q;
+  q.push(Time{1'000'000'000}, 0, 0, 9999);
+  ASSERT_EQ(q.top_time().ps, 1'000'000'000);
+  for (uint64_t i = 0; i < 400; ++i) q.push(Time{1000}, 0, 0, i);
+  for (uint64_t i = 0; i < 400; ++i) {
+    const Event e = q.pop();
+    ASSERT_EQ(e.time.ps, 1000);
+    ASSERT_EQ(e.arg, i);
+  }
+  EXPECT_EQ(q.pop().arg, 9999u);
+  EXPECT_TRUE(q.empty());
+}
+
 struct Recorder : EventHandler {
   Simulator* sim = nullptr;
   TimerSlot slot;

@@ -55,6 +55,7 @@ struct WorkloadConfig {
   Delta interval;
   uint32_t repeats = 1;
   uint32_t flows_per_sender = 1;
+  uint32_t fan_in = 100;  // random_incast
   int64_t flow_size = 64 * 1000;
   Delta sender_spacing;
   // flows

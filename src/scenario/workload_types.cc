@@ -11,6 +11,7 @@
 #include "workload/flow_size_cdf.h"
 #include "workload/patterns.h"
 #include "workload/poisson.h"
+#include "workload/random_incast.h"
 #include "workload/trace.h"
 
 namespace rocelab {
@@ -187,6 +188,44 @@ std::vector<FlowSpec> generate_incast_workload(const WorkloadConfig& w,
   return generate_incast(p);
 }
 
+// BFC §4.1: incasts at random receivers from random senders, at a share of the hosts'
+// capacity.
+void describe_random_incast(ParamVisitor& v, WorkloadConfig& w) {
+  v.count("fan_in", w.fan_in, 1, 1000000, "senders per incast (100: BFC §4.1)");
+  v.bytes("total_size", w.total_size, 0, kNoLimit, "bytes of one incast (20 MB: BFC §4.1)");
+  v.bytes("size_per_sender", w.size_per_sender, 0, kNoLimit, "or bytes per sender");
+  v.require((w.size_per_sender > 0) != (w.total_size > 0), "total_size",
+            "give exactly one of total_size and size_per_sender");
+  v.real("load", w.load, -1e9, 1e9,
+         "incast bytes as a fraction of the hosts' total link capacity (0.05: BFC §4.1)");
+  v.require(w.load > 0 && w.load < 1, "load", "must be in (0, 1)");
+  v.text_list("hosts", w.hosts, "hosts that send and receive: names, ranges h0..h15, or all");
+  v.duration("start", w.start, Delta::zero(), Delta::max(), "first incast not before");
+  v.duration("stop", w.stop, Delta::zero(), Delta::max(), "no incast at or after");
+  v.require(w.stop > w.start, "stop", "must be after start");
+}
+
+std::vector<FlowSpec> generate_random_incast_workload(const WorkloadConfig& w,
+                                                      const WorkloadContext& ctx) {
+  RandomIncastParams p;
+  p.hosts = resolve_hosts(ctx.topo, w.hosts, ctx.key + ".hosts");
+  if (w.fan_in >= p.hosts.size())
+    throw ConfigError(ctx.key + ".fan_in: " + std::to_string(w.fan_in) +
+                      " senders need more than " + std::to_string(p.hosts.size()) + " hosts");
+  p.fan_in = w.fan_in;
+  p.total_size = static_cast<uint64_t>(w.total_size);
+  p.size_per_sender = static_cast<uint64_t>(w.size_per_sender);
+  double capacity_bps = 0;
+  for (uint32_t h : p.hosts) capacity_bps += links_bps(ctx.topo, h, false);
+  const double bytes = p.total_size > 0 ? static_cast<double>(p.total_size)
+                                        : static_cast<double>(p.size_per_sender) * p.fan_in;
+  p.events_per_s = w.load * capacity_bps / (8.0 * bytes);
+  p.start = Time::zero() + w.start;
+  p.stop = Time::zero() + w.stop;
+  p.tag = w.name;
+  return generate_random_incast(p, ctx.rng);
+}
+
 void describe_burst(ParamVisitor& v, WorkloadConfig& w) {
   describe_senders_to_receiver(v, w);
   v.count("flows_per_sender", w.flows_per_sender, 1, 1000000, "flows each sender starts");
@@ -275,6 +314,10 @@ const Registry<WorkloadType>& workload_registry() {
           {describe_poisson, generate_poisson_workload});
     r.add("incast", "N-to-1, total or per-sender size, repeated at an interval",
           {describe_incast, generate_incast_workload});
+    r.add("random_incast",
+          "fan_in-to-1 incasts at random hosts, Poisson at a share of the hosts' capacity "
+          "(BFC §4.1)",
+          {describe_random_incast, generate_random_incast_workload});
     r.add("burst", "each sender starts k flows of size s to one receiver at t",
           {describe_burst, generate_burst_workload});
     r.add("flows", "explicit flows", {describe_flows, generate_flows_workload});

@@ -6,10 +6,12 @@
 // which is what a radix heap needs. It files a key by the highest bit in which it differs
 // from the last key taken out: far timers (retransmission timeouts, many of them stale)
 // sit untouched in high buckets, and a key moves down a few times at most before it is
-// taken. Push is O(1); taking the smallest is amortised O(log C). Nothing is allocated
+// taken. Push is O(1); taking the smallest is amortised O(log C); a key below the last one
+// taken (see below_) costs O(log k). Nothing is allocated
 // once each bucket has reached its working size.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstddef>
@@ -29,16 +31,28 @@ class RadixHeap {
   }
 
   void push(const EventEntry& e) {
-    if (e.key < last_) rebase(e.key);  // only after top() looked past an earlier push
-    file(e);
     ++size_;
+    if (e.key < last_) {  // only after top() looked past an earlier push
+      below_.push_back(e);
+      std::push_heap(below_.begin(), below_.end(), later);
+      return;
+    }
+    file(e);
   }
   // The smallest entry (the heap must not be empty).
   const EventEntry& top() {
+    if (!below_.empty()) return below_.front();
     if (buckets_[0].empty()) refill();
     return buckets_[0].back();
   }
   EventEntry pop() {
+    if (!below_.empty()) {  // every key in it is below last_, so below every filed key
+      std::pop_heap(below_.begin(), below_.end(), later);
+      const EventEntry e = below_.back();
+      below_.pop_back();
+      --size_;
+      return e;
+    }
     if (buckets_[0].empty()) refill();
     const EventEntry top = buckets_[0].back();
     buckets_[0].pop_back();
@@ -83,22 +97,15 @@ class RadixHeap {
     for (const EventEntry& e : from) file(e);
     from.clear();
   }
-  // A key below last_: top() moved last_ up to the smallest key, and then an earlier one
-  // was pushed. File everything again relative to the new key: O(size), once per such push.
-  void rebase(EventKey key) {
-    last_ = key;
-    for (auto& bucket : buckets_) {
-      spare_.insert(spare_.end(), bucket.begin(), bucket.end());
-      bucket.clear();
-    }
-    nonempty_ = {};
-    for (const EventEntry& e : spare_) file(e);
-    spare_.clear();
-  }
+  static bool later(const EventEntry& a, const EventEntry& b) { return a.key > b.key; }
 
   std::array<std::vector<EventEntry>, kBuckets> buckets_;
   std::array<uint64_t, 3> nonempty_{};  // bit b: buckets_[b] holds keys
-  std::vector<EventEntry> spare_;
+  // Keys pushed below last_ (after top() moved it up past them): a binary heap of its own,
+  // whose front is then the smallest key of all. Filing everything again relative to the
+  // new key cost O(size) per such push, and a burst of simultaneous events overflowing the
+  // wheel made that the run's main cost.
+  std::vector<EventEntry> below_;
   EventKey last_ = 0;
   size_t size_ = 0;
 };
