@@ -149,6 +149,7 @@ TEST(Bfc, QueueCollisionsOnlyWithMoreFlowsThanPhysicalQueues) {
 struct FanIn {
   uint64_t max_queue_bytes;
   uint64_t pause_frames;
+  uint64_t max_resumes_at_once;
 };
 FanIn fan_in(uint32_t flows_per_sender, bool resume_all) {
   ExperimentSpec spec = bfc_spec("bfc");
@@ -161,7 +162,8 @@ FanIn fan_in(uint32_t flows_per_sender, bool resume_all) {
   Experiment exp(spec);
   test::run_checked(exp);
   EXPECT_EQ(exp.network().counters().drops, 0u);
-  return {stat(exp, "bfc.max_physical_queue_bytes"), exp.network().counters().pause_frames};
+  return {stat(exp, "bfc.max_physical_queue_bytes"), exp.network().counters().pause_frames,
+          stat(exp, "bfc.max_resumes_per_queue_per_interval")};
 }
 
 TEST(Bfc, PacedResumesKeepPhysicalQueuesFromGrowingWithTheFlows) {
@@ -172,6 +174,8 @@ TEST(Bfc, PacedResumesKeepPhysicalQueuesFromGrowingWithTheFlows) {
   EXPECT_LT(3 * paced256.max_queue_bytes, all256.max_queue_bytes);
   EXPECT_EQ(paced256.pause_frames, 0u) << "BFC alone holds 256 flows";
   EXPECT_GT(all256.pause_frames, 0u) << "BufferOpt's resumes fill the buffer to PFC";
+  // §3.5: at most one flow per physical queue per tau, two per HRTT.
+  EXPECT_EQ(paced256.max_resumes_at_once, 1u);
 }
 
 // ---------------------------------------------------------------- invariants

@@ -233,6 +233,29 @@ TEST(Performance, NoAllocationInTheSteadyStateForAnyScheme) {
     }
   }
 }
+
+// The same for the flow controls other than PFC (BFC's filters, tables and lists; SFQ).
+TEST(Performance, NoAllocationInTheSteadyStateForAnyFlowControl) {
+  for (const std::string& fc : fc_registry().names()) {
+    for (const char* cc : {"win", "dcqcn"}) {
+      ExperimentSpec spec;
+      spec.topology = test::small_leaf_spine(2, 2, 4);
+      spec.fc = fc;
+      spec.cc = cc;
+      for (uint32_t i = 0; i < 4; ++i)
+        spec.flows.push_back(test::flow(i, 4 + (i + 1) % 4, 1u << 30));
+      spec.flows.push_back(test::flow(5, 4, 1u << 30));
+      Experiment exp(spec);
+      exp.run(Time{Delta::from_ms(6).ps});
+      const uint64_t before = g_allocations.load();
+      const uint64_t events_before = exp.sim().events_processed();
+      exp.run(Time{Delta::from_ms(8).ps});
+      const uint64_t events = exp.sim().events_processed() - events_before;
+      EXPECT_GT(events, 100000u) << fc << "+" << cc;
+      EXPECT_LE(g_allocations.load() - before, events / 20000) << fc << "+" << cc;
+    }
+  }
+}
 #endif
 
 }  // namespace

@@ -93,7 +93,9 @@ Bfc::Bfc(Switch& sw, const BfcParams& params)
     ports_.push_back(PortState{
         std::vector<uint32_t>(params.physical_queues, 0),
         std::vector<Ring<uint32_t>>(params.physical_queues),
-        std::vector<Ring<uint32_t>>(params.physical_queues), 0, CountingBloomFilter(shape_),
+        std::vector<Ring<uint32_t>>(params.physical_queues),
+        std::vector<uint64_t>(params.physical_queues, UINT64_MAX),
+        std::vector<uint32_t>(params.physical_queues, 0), 0, CountingBloomFilter(shape_),
         std::vector<uint64_t>(shape_.words()), static_cast<double>((hrtt + tau).ps) * 1e-12,
         static_cast<double>(port.rate_bps()) / 8, tau, ctx_.sim.now() + tau});
     tick_ = tick_ == Delta::zero() ? tau : std::min(tick_, tau);
@@ -219,6 +221,16 @@ void Bfc::release_waiting(PortState& ps, PortId out, size_t queue) {
   }
 }
 
+// The most flows one physical queue resumed within one interval tau (§3.5 allows one).
+void Bfc::count_resume(PortState& ps, size_t queue) {
+  const uint64_t interval = static_cast<uint64_t>((ctx_.sim.now() - tick_origin_).ps / tick_.ps);
+  if (ps.resume_interval[queue] != interval) {
+    ps.resume_interval[queue] = interval;
+    ps.resumed_in_interval[queue] = 0;
+  }
+  max_resumes_per_interval_ = std::max(max_resumes_per_interval_, ++ps.resumed_in_interval[queue]);
+}
+
 void Bfc::resume(uint32_t index) {
   VfidEntry& e = table_[index];
   e.pending = false;
@@ -247,7 +259,10 @@ void Bfc::on_dequeue(PortId out, Packet& p) {
       if (below) {
         Ring<uint32_t>& list = ps.to_resume[t.queue];
         if (!list.empty()) --ps.lists_pending;
-        while (!list.empty()) resume(list.pop_front());
+        while (!list.empty()) {
+          resume(list.pop_front());
+          count_resume(ps, t.queue);
+        }
       }
     } else if (e.paused && !e.pending) {
       // §3.5: a flow due to resume waits its turn on the queue's list.
@@ -321,8 +336,10 @@ void Bfc::tick() {
     if (ps.lists_pending == 0) continue;
     for (Ring<uint32_t>& list : ps.to_resume) {
       if (list.empty()) continue;
-      for (uint32_t k = 0; k < params_.resumes_per_interval && !list.empty(); ++k)
+      for (uint32_t k = 0; k < params_.resumes_per_interval && !list.empty(); ++k) {
         resume(list.pop_front());
+        count_resume(ps, static_cast<size_t>(&list - ps.to_resume.data()));
+      }
       if (list.empty()) --ps.lists_pending;
     }
   }
@@ -381,6 +398,8 @@ void Bfc::add_stats(std::vector<SchemeStat>& out) const {
   out.push_back({"bfc.max_vfids_in_use", static_cast<double>(table_.max_in_use()), true});
   out.push_back({"bfc.max_tcam_in_use", static_cast<double>(table_.max_tcam_in_use()), true});
   out.push_back({"bfc.max_physical_queue_bytes", static_cast<double>(max_queue_bytes_), true});
+  out.push_back({"bfc.max_resumes_per_queue_per_interval",
+                 static_cast<double>(max_resumes_per_interval_), true});
   uint64_t arrivals = 0;
   for (uint64_t n : depth_kb_) arrivals += n;
   uint64_t seen = 0;

@@ -78,7 +78,9 @@ class Bfc final : public FlowControl, public EventHandler {
     // As an egress: VFIDs assigned per physical queue, and the to-be-resumed lists (§3.5).
     std::vector<uint32_t> queue_vfids;
     std::vector<Ring<uint32_t>> to_resume;
-    std::vector<Ring<uint32_t>> waiting;  // paused flows whose last packet left
+    std::vector<Ring<uint32_t>> waiting;        // paused flows whose last packet left
+    std::vector<uint64_t> resume_interval;      // per queue: the interval counted in
+    std::vector<uint32_t> resumed_in_interval;  // and its resumes so far
     uint32_t lists_pending = 0;
     // As an ingress: the VFIDs paused that arrived here (sent to the upstream).
     CountingBloomFilter paused;
@@ -97,6 +99,7 @@ class Bfc final : public FlowControl, public EventHandler {
   void pause(VfidEntry& e, uint32_t index);
   void ask_resume(PortState& ps, VfidEntry& e, uint32_t index);
   void resume(uint32_t index);
+  void count_resume(PortState& ps, size_t queue);
   void release_waiting(PortState& ps, PortId out, size_t queue);
   void match_head(PortId out, size_t queue);
   void tick();
@@ -124,6 +127,7 @@ class Bfc final : public FlowControl, public EventHandler {
   bool seen_data_ = false;      // a data packet arrived since the last tick
   uint32_t nonempty_sent_ = 0;  // ports whose last filter paused something
   uint64_t max_queue_bytes_ = 0;
+  uint32_t max_resumes_per_interval_ = 0;
   // Physical-queue depth at each arrival, in KB bins (Fig. 10's tail occupancy).
   static constexpr size_t kDepthBins = 4096;
   std::vector<uint64_t> depth_kb_;
