@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
@@ -370,8 +370,9 @@ TEST(Interrupt, CtrlCStopsCleanlyAndWritesAnIncompleteSummary) {
 TEST(Registries, UnknownNamesFailWithTheValidOnes) {
   EXPECT_EQ(topology_registry().names(),
             (std::vector<std::string>{"fat_tree", "flb_testbed", "leaf_spine", "ns3"}));
-  EXPECT_EQ(workload_registry().names(),
-            (std::vector<std::string>{"burst", "flows", "incast", "poisson", "trace"}));
+  EXPECT_EQ(
+      workload_registry().names(),
+      (std::vector<std::string>{"burst", "flows", "incast", "poisson", "random_incast", "trace"}));
   EXPECT_EQ(preset_choices(), (std::vector<std::string>{"none", "conweave-ns3", "hpcc-ns3"}));
   auto build_error = [](ScenarioConfig c) {
     try {
@@ -392,9 +393,11 @@ TEST(Registries, UnknownNamesFailWithTheValidOnes) {
   ScenarioConfig bad_workload = c;
   bad_workload.workloads[1].type = "incasts";
   err = build_error(bad_workload);
-  EXPECT_NE(err.find("workloads.1.type: expected one of: burst, flows, incast, poisson, trace; "
-                     "got 'incasts' (did you mean 'incast'?)"),
-            std::string::npos)
+  EXPECT_NE(
+      err.find(
+          "workloads.1.type: expected one of: burst, flows, incast, poisson, random_incast, trace; "
+          "got 'incasts' (did you mean 'incast'?)"),
+      std::string::npos)
       << err;
   EXPECT_THROW(apply_preset("hpcc", c), ConfigError);
 }
