@@ -67,6 +67,22 @@ ExperimentSpec bfc_spec(const std::string& fc, const std::string& cc = "win") {
   return spec;
 }
 
+// The paper's BFC with `params` on `topology`.
+ExperimentSpec bfc_spec(const BfcParams& params, TopologySpec topology) {
+  ExperimentSpec spec = bfc_spec("bfc");
+  spec.topology = std::move(topology);
+  auto cfg = std::make_shared<BfcConfig>();
+  cfg->params() = params;
+  spec.fc_config = cfg;
+  return spec;
+}
+
+// Runs to completion with the model's invariants, and nothing dropped.
+void run_lossless(Experiment& exp) {
+  test::run_checked(exp);
+  EXPECT_EQ(exp.network().counters().drops, 0u);
+}
+
 double fct_us(Experiment& exp, FlowId f) {
   const auto& r = exp.transport().record(f);
   return (r.finish - r.start).us();
@@ -84,8 +100,7 @@ double victim_fct_us(const std::string& fc) {
   spec.flows.push_back(test::flow(0, 8, size));           // X
   spec.flows.push_back(test::flow(1, 9, size, {}, "y"));  // Y
   Experiment exp(spec);
-  test::run_checked(exp);
-  EXPECT_EQ(exp.network().counters().drops, 0u);
+  run_lossless(exp);
   return fct_us(exp, FlowId(8));
 }
 
@@ -103,26 +118,15 @@ uint64_t stat(Experiment& exp, const std::string& name) {
   std::vector<SchemeStat> items;
   for (NodeId s : exp.network().switches())
     exp.network().switch_at(s).flow_control().add_stats(items);
-  double v = 0;
-  for (const auto& i : items)
-    if (i.name == name) v = i.take_max ? std::max(v, i.value) : v + i.value;
-  return static_cast<uint64_t>(v);
+  return static_cast<uint64_t>(combine(items)[name]);
 }
 
 // Local flows into one receiver: the first packet of each goes to the high-priority
 // queue, the rest to a physical queue of the receiver's port.
-Experiment& run_local_incast(Experiment& exp) {
-  test::run_checked(exp);
-  EXPECT_EQ(exp.network().counters().drops, 0u);
-  return exp;
-}
-
 ExperimentSpec local_incast(uint32_t flows, uint32_t queues) {
-  ExperimentSpec spec = bfc_spec("bfc");
-  spec.topology = test::small_leaf_spine(1, 1, 16);
-  auto cfg = std::make_shared<BfcConfig>();
-  cfg->params().physical_queues = queues;
-  spec.fc_config = cfg;
+  BfcParams params;
+  params.physical_queues = queues;
+  ExperimentSpec spec = bfc_spec(params, test::small_leaf_spine(1, 1, 16));
   for (uint32_t f = 0; f < flows; ++f) spec.flows.push_back(test::flow(1 + f % 15, 0, 200'000));
   return spec;
 }
@@ -130,14 +134,14 @@ ExperimentSpec local_incast(uint32_t flows, uint32_t queues) {
 TEST(Bfc, QueueCollisionsOnlyWithMoreFlowsThanPhysicalQueues) {
   {
     Experiment exp(local_incast(3, 4));
-    run_local_incast(exp);
+    run_lossless(exp);
     EXPECT_GT(stat(exp, "bfc.queue_assignments"), 0u);
     EXPECT_EQ(stat(exp, "bfc.queue_collisions"), 0u) << "3 flows, 4 free queues";
     EXPECT_EQ(stat(exp, "bfc.high_priority_packets"), 3u) << "each flow's first packet";
   }
   {
     Experiment exp(local_incast(12, 4));
-    run_local_incast(exp);
+    run_lossless(exp);
     EXPECT_GT(stat(exp, "bfc.queue_collisions"), 0u) << "12 flows share 4 queues";
     EXPECT_GT(stat(exp, "bfc.pauses"), 0u);
   }
@@ -149,19 +153,16 @@ TEST(Bfc, QueueCollisionsOnlyWithMoreFlowsThanPhysicalQueues) {
 struct FanIn {
   uint64_t max_queue_bytes;
   uint64_t pause_frames;
-  uint64_t max_resumes_at_once;
+  uint64_t max_resumes_per_interval;
 };
 FanIn fan_in(uint32_t flows_per_sender, bool resume_all) {
-  ExperimentSpec spec = bfc_spec("bfc");
-  spec.topology = test::small_leaf_spine(2, 1, 16);
-  auto cfg = std::make_shared<BfcConfig>();
-  cfg->params().resume_all = resume_all;
-  spec.fc_config = cfg;
+  BfcParams params;
+  params.resume_all = resume_all;
+  ExperimentSpec spec = bfc_spec(params, test::small_leaf_spine(2, 1, 16));
   for (uint32_t s = 16; s < 32; ++s)
     for (uint32_t k = 0; k < flows_per_sender; ++k) spec.flows.push_back(test::flow(s, 0, 300'000));
   Experiment exp(spec);
-  test::run_checked(exp);
-  EXPECT_EQ(exp.network().counters().drops, 0u);
+  run_lossless(exp);
   return {stat(exp, "bfc.max_physical_queue_bytes"), exp.network().counters().pause_frames,
           stat(exp, "bfc.max_resumes_per_queue_per_interval")};
 }
@@ -175,7 +176,7 @@ TEST(Bfc, PacedResumesKeepPhysicalQueuesFromGrowingWithTheFlows) {
   EXPECT_EQ(paced256.pause_frames, 0u) << "BFC alone holds 256 flows";
   EXPECT_GT(all256.pause_frames, 0u) << "BufferOpt's resumes fill the buffer to PFC";
   // §3.5: at most one flow per physical queue per tau, two per HRTT.
-  EXPECT_EQ(paced256.max_resumes_at_once, 1u);
+  EXPECT_EQ(paced256.max_resumes_per_interval, 1u);
 }
 
 // ---------------------------------------------------------------- invariants

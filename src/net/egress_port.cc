@@ -75,10 +75,14 @@ void EgressPort::set_priority_paused(Priority prio, bool paused) {
 
 void EgressPort::set_paused(size_t queue, bool paused) {
   if (queue >= paused_.size()) return;  // a class this port does not carry
-  if (static_cast<bool>(paused_[queue]) == paused) return;
+  if (flip_paused(queue, paused)) count_pause(paused);
+}
+
+bool EgressPort::flip_paused(size_t queue, bool paused) {
+  if (static_cast<bool>(paused_[queue]) == paused) return false;
   paused_[queue] = paused;
   if (queue < 32) paused_mask_ ^= (1u << queue);
-  count_pause(paused);
+  return true;
 }
 
 void EgressPort::count_pause(bool paused) {
@@ -92,10 +96,7 @@ void EgressPort::count_pause(bool paused) {
 }
 
 void EgressPort::hold_queue(size_t queue, bool held) {
-  if (static_cast<bool>(paused_[queue]) == held) return;
-  paused_[queue] = held;
-  if (queue < 32) paused_mask_ ^= (1u << queue);
-  if (!held) try_send();
+  if (flip_paused(queue, held) && !held) try_send();
 }
 
 Delta EgressPort::paused_time(Time now) const {

@@ -129,6 +129,8 @@ class EgressPort final : public EventHandler {
   }
   void try_send();
   void count_pause(bool paused);
+  // Sets queue's pause bit; false when it already had that value.
+  bool flip_paused(size_t queue, bool paused);
   void choose_and_send();
   PacketId pick_data();
   void start_transmission(PacketId pkt);

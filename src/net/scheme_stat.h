@@ -2,7 +2,10 @@
 // over switches: summed, or the maximum.
 #pragma once
 
+#include <algorithm>
+#include <map>
 #include <string>
+#include <vector>
 
 namespace rocelab {
 
@@ -11,5 +14,15 @@ struct SchemeStat {
   double value;
   bool take_max = false;
 };
+
+// One figure per name, over every reporter.
+inline std::map<std::string, double> combine(const std::vector<SchemeStat>& stats) {
+  std::map<std::string, double> out;
+  for (const SchemeStat& s : stats) {
+    double& v = out[s.name];
+    v = s.take_max ? std::max(v, s.value) : v + s.value;
+  }
+  return out;
+}
 
 }  // namespace rocelab

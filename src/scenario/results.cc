@@ -105,30 +105,18 @@ nlohmann::json make_summary(const ScenarioConfig& c, Experiment& exp, const RunS
   j["mean_paused_time_fraction"] = ls.mean_paused_fraction;
   j["fabric_utilization"] = ls.fabric_utilization;
   j["ecn_marks"] = nc.ecn_marks;
-  // Figures the load balancers report (FLB: reroutes, CNMs, isolation, table memory).
-  std::map<std::string, double> lb_stats;
-  std::vector<LoadBalancer::Stat> stats;
-  for (NodeId s : net.switches())
-    if (LoadBalancer* lb = net.switch_at(s).load_balancer()) lb->add_stats(stats);
-  std::vector<std::pair<std::string, double>> host_stats;  // host path policies (Hermes)
-  tr.path_policy().add_stats(host_stats);
-  for (const auto& [name, value] : host_stats) stats.push_back({name, value});
-  for (const auto& st_item : stats) {
-    double& v = lb_stats[st_item.name];
-    v = st_item.take_max ? std::max(v, st_item.value) : v + st_item.value;
+  // Figures the load balancers and the host path policy report (FLB: reroutes, CNMs,
+  // isolation, table memory; Hermes, MP-RDMA), and the flow control's (BFC).
+  std::vector<SchemeStat> lb_items, fc_items;
+  for (NodeId s : net.switches()) {
+    if (LoadBalancer* lb = net.switch_at(s).load_balancer()) lb->add_stats(lb_items);
+    net.switch_at(s).flow_control().add_stats(fc_items);
   }
+  tr.path_policy().add_stats(lb_items);
   j["lb_stats"] = nlohmann::json::object();
-  for (const auto& [name, v] : lb_stats) j["lb_stats"][name] = v;
-  // Figures the flow control reports (BFC: filter frames, pauses, queue collisions, state).
-  std::vector<SchemeStat> fc_items;
-  for (NodeId s : net.switches()) net.switch_at(s).flow_control().add_stats(fc_items);
-  std::map<std::string, double> fc_stats;
-  for (const auto& item : fc_items) {
-    double& v = fc_stats[item.name];
-    v = item.take_max ? std::max(v, item.value) : v + item.value;
-  }
+  for (const auto& [name, v] : combine(lb_items)) j["lb_stats"][name] = v;
   j["fc_stats"] = nlohmann::json::object();
-  for (const auto& [name, v] : fc_stats) j["fc_stats"][name] = v;
+  for (const auto& [name, v] : combine(fc_items)) j["fc_stats"][name] = v;
 
   const TransportCounters& tc = tr.counters();
   j["data_packets"] = tc.data_packets_sent;

@@ -248,11 +248,10 @@ void HermesPath::on_finish(FlowId f) {
   fs.path = kNoPath;
 }
 
-void HermesPath::add_stats(std::vector<std::pair<std::string, double>>& out) const {
-  out.emplace_back("hermes_flows_placed", static_cast<double>(counters_.flows_placed));
-  out.emplace_back("hermes_reroutes_congestion",
-                   static_cast<double>(counters_.reroutes_congestion));
-  out.emplace_back("hermes_reroutes_failure", static_cast<double>(counters_.reroutes_failure));
+void HermesPath::add_stats(std::vector<SchemeStat>& out) const {
+  out.push_back({"hermes_flows_placed", static_cast<double>(counters_.flows_placed)});
+  out.push_back({"hermes_reroutes_congestion", static_cast<double>(counters_.reroutes_congestion)});
+  out.push_back({"hermes_reroutes_failure", static_cast<double>(counters_.reroutes_failure)});
 }
 
 }  // namespace rocelab

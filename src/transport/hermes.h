@@ -38,7 +38,7 @@ class HermesPath final : public HostPathPolicy {
   void on_feedback(FlowId f, const Packet& p) override;
   void on_timeout(FlowId f) override;
   void on_finish(FlowId f) override;
-  void add_stats(std::vector<std::pair<std::string, double>>& out) const override;
+  void add_stats(std::vector<SchemeStat>& out) const override;
 
   const Counters& counters() const { return counters_; }
   // The path flow f is on now (kNoPath before its first packet or within one leaf).

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "net/packet.h"
+#include "net/scheme_stat.h"
 #include "sim/ids.h"
 #include "sim/registry.h"
 
@@ -32,7 +33,7 @@ class HostPathPolicy {
   virtual void on_timeout(FlowId /*f*/) {}
   virtual void on_finish(FlowId /*f*/) {}
   // Figures for summary.json (summed over hosts already: one policy serves them all).
-  virtual void add_stats(std::vector<std::pair<std::string, double>>& /*out*/) const {}
+  virtual void add_stats(std::vector<SchemeStat>& /*out*/) const {}
 
  protected:
   RdmaTransport* transport_ = nullptr;

@@ -140,11 +140,11 @@ void MpRdmaPath::on_finish(FlowId f) {
   if (f.index() < flows_.size()) flows_[f.index()] = FlowState{};
 }
 
-void MpRdmaPath::add_stats(std::vector<std::pair<std::string, double>>& out) const {
-  out.emplace_back("mprdma_paths_pruned", static_cast<double>(counters_.vps_pruned));
-  out.emplace_back("mprdma_probes", static_cast<double>(counters_.probes));
-  out.emplace_back("mprdma_ecn_echoes", static_cast<double>(counters_.ecn_echoes));
-  out.emplace_back("mprdma_max_inflation", static_cast<double>(counters_.max_inflate));
+void MpRdmaPath::add_stats(std::vector<SchemeStat>& out) const {
+  out.push_back({"mprdma_paths_pruned", static_cast<double>(counters_.vps_pruned)});
+  out.push_back({"mprdma_probes", static_cast<double>(counters_.probes)});
+  out.push_back({"mprdma_ecn_echoes", static_cast<double>(counters_.ecn_echoes)});
+  out.push_back({"mprdma_max_inflation", static_cast<double>(counters_.max_inflate), true});
 }
 
 }  // namespace rocelab
