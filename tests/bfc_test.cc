@@ -138,12 +138,18 @@ TEST(Bfc, QueueCollisionsOnlyWithMoreFlowsThanPhysicalQueues) {
     EXPECT_GT(stat(exp, "bfc.queue_assignments"), 0u);
     EXPECT_EQ(stat(exp, "bfc.queue_collisions"), 0u) << "3 flows, 4 free queues";
     EXPECT_EQ(stat(exp, "bfc.high_priority_packets"), 3u) << "each flow's first packet";
+    EXPECT_LE(stat(exp, "bfc.p99_queues_in_use_at_assignment"), 2u) << "at most 2 before the 3rd";
+    EXPECT_EQ(stat(exp, "bfc.assignments_with_all_queues_in_use"), 0u);
   }
   {
     Experiment exp(local_incast(12, 4));
     run_lossless(exp);
     EXPECT_GT(stat(exp, "bfc.queue_collisions"), 0u) << "12 flows share 4 queues";
     EXPECT_GT(stat(exp, "bfc.pauses"), 0u);
+    EXPECT_EQ(stat(exp, "bfc.p99_queues_in_use_at_assignment"), 4u);
+    // Dynamic assignment takes a used queue only when none is free.
+    EXPECT_EQ(stat(exp, "bfc.assignments_with_all_queues_in_use"),
+              stat(exp, "bfc.queue_collisions"));
   }
 }
 

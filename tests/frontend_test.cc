@@ -127,6 +127,68 @@ workloads:
   EXPECT_GT(receivers.size(), 100u) << "receivers drawn over all 128 hosts";
 }
 
+// BFC Fig. 8: an incast every 500 us, 800 flows over the 63 other hosts of T2.
+TEST(Scenario, PeriodicRandomIncastSpreadsAFanInAboveTheHostCount) {
+  ScenarioConfig c = load_scenario_text(R"(
+topology: {type: leaf_spine, leaves: 4, spines: 8, hosts_per_leaf: 16}
+workloads:
+  - {name: incast, type: random_incast, fan_in: 800, total_size: 20MB, interval: 500us,
+     start: 100us, stop: 2100us}
+)",
+                                        "fig8.yaml");
+  const ExperimentSpec spec = build_experiment(c);
+  std::map<int64_t, std::vector<FlowSpec>> events;
+  for (const FlowSpec& f : spec.flows) events[f.start.ps].push_back(f);
+  std::vector<int64_t> starts;
+  for (const auto& [t, flows] : events) starts.push_back(t);
+  EXPECT_EQ(starts, (std::vector<int64_t>{100'000'000, 600'000'000, 1'100'000'000, 1'600'000'000}));
+  for (const auto& [t, flows] : events) {
+    ASSERT_EQ(flows.size(), 800u);
+    std::map<uint32_t, int> per_sender;
+    uint64_t bytes = 0;
+    for (const FlowSpec& f : flows) {
+      EXPECT_EQ(f.dst_host, flows[0].dst_host);
+      EXPECT_NE(f.src_host, f.dst_host);
+      ++per_sender[f.src_host];
+      bytes += f.size_bytes;
+    }
+    EXPECT_EQ(per_sender.size(), 63u) << "every other host sends";
+    for (const auto& [h, n] : per_sender) EXPECT_TRUE(n == 12 || n == 13) << "800 / 63 each";
+    EXPECT_EQ(bytes, 20'000'000u);
+  }
+}
+
+// BFC Fig. 8's background: 4 long-lived flows into each host from 4 distinct senders.
+TEST(Scenario, LongLivedFlowsGiveEveryHostKDistinctSenders) {
+  ScenarioConfig c = load_scenario_text(R"(
+topology: {type: leaf_spine, leaves: 4, spines: 8, hosts_per_leaf: 16}
+workloads:
+  - {name: long, type: long_lived, flows_per_receiver: 4}
+)",
+                                        "long.yaml");
+  const ExperimentSpec spec = build_experiment(c);
+  ASSERT_EQ(spec.flows.size(), 256u);
+  std::map<uint32_t, std::set<uint32_t>> senders_of;
+  std::map<uint32_t, int> sent;
+  for (const FlowSpec& f : spec.flows) {
+    EXPECT_NE(f.src_host, f.dst_host);
+    EXPECT_EQ(f.start.ps, 0);
+    EXPECT_EQ(f.size_bytes, uint64_t{1} << 50);
+    senders_of[f.dst_host].insert(f.src_host);
+    ++sent[f.src_host];
+  }
+  ASSERT_EQ(senders_of.size(), 64u);
+  for (const auto& [r, s] : senders_of) EXPECT_EQ(s.size(), 4u) << "distinct senders";
+  for (const auto& [h, n] : sent) EXPECT_EQ(n, 4);
+  auto sources = [](const ExperimentSpec& s) {
+    std::vector<uint32_t> v;
+    for (const FlowSpec& f : s.flows) v.push_back(f.src_host);
+    return v;
+  };
+  c.seed = 2;
+  EXPECT_NE(sources(build_experiment(c)), sources(spec)) << "the senders are drawn from the seed";
+}
+
 // FLB Fig. 8: H0..H16 send only to R0..R2, at 0.6 of the receivers' links together.
 TEST(Scenario, PoissonToReceiversAtALoadOnTheirLinks) {
   ScenarioConfig c = load_scenario_text(R"(
@@ -263,6 +325,35 @@ TEST(Scenario, ResolvedConfigReproducesTheRunByteForByte) {
   EXPECT_TRUE(fs::exists(o.out_dir + "/pfc_events.csv"));
 }
 
+// Two line-rate flows of 100 packets into one port: the leaf holds about one flow's frames
+// (100 x 1,082 B) when the last arrives; 1 us samples catch it within a microsecond's
+// drain (12.5 KB).
+TEST(Scenario, BufferSamplesCatchTheIncastPeak) {
+  ScenarioConfig c = load_scenario_text(R"(
+topology: {type: leaf_spine, leaves: 1, spines: 1, hosts_per_leaf: 3}
+cc: none
+outputs: {buffer_sample_interval: 1us}
+workloads:
+  - {name: two, type: flows, flows: [{src: h0, dst: h2, size: 100KB},
+                                     {src: h1, dst: h2, size: 100KB}]}
+)",
+                                        "peak.yaml");
+  RunOptions o;
+  o.quiet = true;
+  const nlohmann::json s = run_scenario(c, o);
+  const nlohmann::json& b = s["switch_buffer"];
+  EXPECT_GE(b["max_kb"].get<double>(), 108.2 - 12.5 - 1.1);
+  EXPECT_LE(b["max_kb"].get<double>(), 108.2);
+  EXPECT_EQ(b["cdf_kb"].size(), 21u);
+  EXPECT_EQ(b["cdf_kb"].back(), b["max_kb"]);
+  EXPECT_EQ(s["switch_buffer_p99_kb"], b["p99_kb"]);
+  EXPECT_GE(b["samples"].get<int>(), 2 * 17) << "two switches, the run lasts > 17 us";
+  // h2's link carried 200 frames of 1,082 B (on the wire) of the three host links'
+  // capacity over the run.
+  const double secs = s["sim_time_ns"].get<double>() * 1e-9;
+  EXPECT_NEAR(s["host_link_utilization"].get<double>(), 200 * 1082 * 8 / (100e9 * secs) / 3, 0.001);
+}
+
 TEST(Scenario, SummaryHasTheContractKeys) {
   ScenarioConfig c = load_scenario(kTests + "/tiny.yaml", {});
   RunOptions o;
@@ -370,9 +461,9 @@ TEST(Interrupt, CtrlCStopsCleanlyAndWritesAnIncompleteSummary) {
 TEST(Registries, UnknownNamesFailWithTheValidOnes) {
   EXPECT_EQ(topology_registry().names(),
             (std::vector<std::string>{"fat_tree", "flb_testbed", "leaf_spine", "ns3"}));
-  EXPECT_EQ(
-      workload_registry().names(),
-      (std::vector<std::string>{"burst", "flows", "incast", "poisson", "random_incast", "trace"}));
+  EXPECT_EQ(workload_registry().names(),
+            (std::vector<std::string>{"burst", "flows", "incast", "long_lived", "poisson",
+                                      "random_incast", "trace"}));
   EXPECT_EQ(preset_choices(), (std::vector<std::string>{"none", "conweave-ns3", "hpcc-ns3"}));
   auto build_error = [](ScenarioConfig c) {
     try {
@@ -394,9 +485,9 @@ TEST(Registries, UnknownNamesFailWithTheValidOnes) {
   bad_workload.workloads[1].type = "incasts";
   err = build_error(bad_workload);
   EXPECT_NE(
-      err.find(
-          "workloads.1.type: expected one of: burst, flows, incast, poisson, random_incast, trace; "
-          "got 'incasts' (did you mean 'incast'?)"),
+      err.find("workloads.1.type: expected one of: burst, flows, incast, long_lived, poisson, "
+               "random_incast, trace; "
+               "got 'incasts' (did you mean 'incast'?)"),
       std::string::npos)
       << err;
   EXPECT_THROW(apply_preset("hpcc", c), ConfigError);

@@ -95,13 +95,14 @@ Bfc::Bfc(Switch& sw, const BfcParams& params)
         std::vector<Ring<uint32_t>>(params.physical_queues),
         std::vector<Ring<uint32_t>>(params.physical_queues),
         std::vector<uint64_t>(params.physical_queues, UINT64_MAX),
-        std::vector<uint32_t>(params.physical_queues, 0), 0, CountingBloomFilter(shape_),
+        std::vector<uint32_t>(params.physical_queues, 0), 0, 0, CountingBloomFilter(shape_),
         std::vector<uint64_t>(shape_.words()), static_cast<double>((hrtt + tau).ps) * 1e-12,
         static_cast<double>(port.rate_bps()) / 8, tau, ctx_.sim.now() + tau});
     tick_ = tick_ == Delta::zero() ? tau : std::min(tick_, tau);
   }
   tick_origin_ = ctx_.sim.now();
   depth_kb_.assign(kDepthBins, 0);
+  in_use_at_assignment_.assign(params_.physical_queues + 1, 0);
 }
 
 size_t Bfc::classify(const EgressPort& port, const Packet& p) const {
@@ -139,7 +140,11 @@ uint16_t Bfc::assign_queue(PortState& ps, uint32_t vfid) {
                                      : static_cast<uint32_t>(rng_.below(n));
   }
   ++assignments_;
-  if (ps.queue_vfids[q]++ > 0) ++queue_collisions_;
+  ++in_use_at_assignment_[ps.queues_in_use];
+  if (ps.queue_vfids[q]++ > 0)
+    ++queue_collisions_;
+  else
+    ++ps.queues_in_use;
   return static_cast<uint16_t>(q);
 }
 
@@ -252,7 +257,7 @@ void Bfc::on_dequeue(PortId out, Packet& p) {
     VfidEntry& e = table_[i];
     PortState& ps = ports_[out.index()];
     const bool last = --e.queued == 0;
-    if (last) --ps.queue_vfids[t.queue];
+    if (last && --ps.queue_vfids[t.queue] == 0) --ps.queues_in_use;
     const double depth = static_cast<double>(port.queue_bytes(t.queue));
     const bool below = depth <= threshold_bytes(PortId(e.in), out, t.queue);
     if (params_.resume_all) {
@@ -407,6 +412,19 @@ void Bfc::add_stats(std::vector<SchemeStat>& out) const {
   while (bin < kDepthBins && (seen += depth_kb_[bin]) * 100 < arrivals * 99) ++bin;
   out.push_back({"bfc.p99_physical_queue_kb_at_arrival",
                  arrivals ? static_cast<double>(bin + 1) : 0.0, true});
+  // Fig. 11a: how many physical queues a port already used when a flow needed one.
+  const auto in_use_pct = [this](uint64_t pct) {
+    uint64_t seen = 0;
+    size_t k = 0;
+    while (k + 1 < in_use_at_assignment_.size() &&
+           (seen += in_use_at_assignment_[k]) * 100 < assignments_ * pct)
+      ++k;
+    return assignments_ ? static_cast<double>(k) : 0.0;
+  };
+  out.push_back({"bfc.p50_queues_in_use_at_assignment", in_use_pct(50), true});
+  out.push_back({"bfc.p99_queues_in_use_at_assignment", in_use_pct(99), true});
+  out.push_back({"bfc.assignments_with_all_queues_in_use",
+                 static_cast<double>(in_use_at_assignment_.back())});
   // Switch state as hardware would hold it (§3.8, §4.1): a 32-bit entry per hash-table
   // slot (the paper's 256 KB for 16K x 4), a TCAM entry adds the 32-bit VFID key, and a
   // counting filter of 8-bit counters per ingress link.

@@ -82,6 +82,7 @@ class Bfc final : public FlowControl, public EventHandler {
     std::vector<uint64_t> resume_interval;      // per queue: the interval counted in
     std::vector<uint32_t> resumed_in_interval;  // and its resumes so far
     uint32_t lists_pending = 0;
+    uint32_t queues_in_use = 0;  // physical queues with a VFID assigned
     // As an ingress: the VFIDs paused that arrived here (sent to the upstream).
     CountingBloomFilter paused;
     // As an egress toward the peer: the filter the peer sent last.
@@ -131,6 +132,8 @@ class Bfc final : public FlowControl, public EventHandler {
   // Physical-queue depth at each arrival, in KB bins (Fig. 10's tail occupancy).
   static constexpr size_t kDepthBins = 4096;
   std::vector<uint64_t> depth_kb_;
+  // Physical queues already in use at each assignment (Fig. 11a), 0..physical_queues.
+  std::vector<uint64_t> in_use_at_assignment_;
   // fc_stats
   uint64_t filter_frames_ = 0, filter_bytes_ = 0, pauses_ = 0, resumes_ = 0;
   uint64_t assignments_ = 0, queue_collisions_ = 0, vfid_collisions_ = 0;

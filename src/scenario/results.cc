@@ -23,16 +23,17 @@ nlohmann::json fct_json(const std::vector<FctSample>& samples) {
 }
 
 struct LinkStats {
-  uint64_t paused_links = 0;        // directed links whose sender was paused at least once
-  uint64_t fabric_links = 0;        // directed switch-to-switch links
-  double mean_paused_fraction = 0;  // over all directed links
-  double fabric_utilization = 0;    // mean data utilisation of switch-to-switch links
+  uint64_t paused_links = 0;         // directed links whose sender was paused at least once
+  uint64_t fabric_links = 0;         // directed switch-to-switch links
+  double mean_paused_fraction = 0;   // over all directed links
+  double fabric_utilization = 0;     // mean data utilisation of switch-to-switch links
+  double host_link_utilization = 0;  // mean data utilisation of switch-to-host links
 };
 
 LinkStats link_stats(Network& net, Time end) {
   LinkStats ls;
-  double paused_sum = 0, util_sum = 0;
-  uint64_t links = 0;
+  double paused_sum = 0, util_sum = 0, host_util_sum = 0;
+  uint64_t links = 0, host_links = 0;
   const double secs = end.seconds();
   for (size_t n = 0; n < net.node_count(); ++n) {
     const Node& node = net.node(NodeId(static_cast<uint32_t>(n)));
@@ -41,16 +42,21 @@ LinkStats link_stats(Network& net, Time end) {
       ++links;
       if (port.counters().times_paused > 0) ++ls.paused_links;
       if (secs > 0) paused_sum += port.paused_time(end).seconds() / secs;
-      if (node.kind() == NodeKind::kSwitch && port.peer()->kind() == NodeKind::kSwitch) {
+      if (node.kind() != NodeKind::kSwitch || secs <= 0) continue;
+      const double util = static_cast<double>(port.counters().tx_data_bytes) * 8 /
+                          (static_cast<double>(port.rate_bps()) * secs);
+      if (port.peer()->kind() == NodeKind::kSwitch) {
         ++ls.fabric_links;
-        if (secs > 0)
-          util_sum += static_cast<double>(port.counters().tx_data_bytes) * 8 /
-                      (static_cast<double>(port.rate_bps()) * secs);
+        util_sum += util;
+      } else {
+        ++host_links;
+        host_util_sum += util;
       }
     }
   }
   ls.mean_paused_fraction = links ? paused_sum / static_cast<double>(links) : 0;
   ls.fabric_utilization = ls.fabric_links ? util_sum / static_cast<double>(ls.fabric_links) : 0;
+  ls.host_link_utilization = host_links ? host_util_sum / static_cast<double>(host_links) : 0;
   return ls;
 }
 
@@ -104,6 +110,7 @@ nlohmann::json make_summary(const ScenarioConfig& c, Experiment& exp, const RunS
   j["paused_links"] = ls.paused_links;
   j["mean_paused_time_fraction"] = ls.mean_paused_fraction;
   j["fabric_utilization"] = ls.fabric_utilization;
+  j["host_link_utilization"] = ls.host_link_utilization;
   j["ecn_marks"] = nc.ecn_marks;
   // Figures the load balancers and the host path policy report (FLB: reroutes, CNMs,
   // isolation, table memory; Hermes, MP-RDMA), and the flow control's (BFC).

@@ -11,6 +11,7 @@
 
 #include "cc/cc_registry.h"
 #include "lb/lb_registry.h"
+#include "scenario/buffer_sampler.h"
 #include "scenario/results.h"
 #include "scenario/scenario_build.h"
 #include "scenario/timeseries.h"
@@ -67,6 +68,9 @@ nlohmann::json run_scenario(ScenarioConfig& c, const RunOptions& o) {
   // PFC events are recorded as they happen, with or without a sampling interval.
   if (!o.out_dir.empty() && (c.outputs.timeseries_interval > Delta::zero() || c.outputs.pfc_events))
     ts = std::make_unique<TimeSeriesRecorder>(exp, c.outputs, o.out_dir);
+  std::unique_ptr<BufferSampler> buffers;
+  if (c.outputs.buffer_sample_interval > Delta::zero())
+    buffers = std::make_unique<BufferSampler>(exp, c.outputs.buffer_sample_interval);
 
   const Time end = spec.stop;
   const auto t0 = Clock::now();
@@ -103,7 +107,12 @@ nlohmann::json run_scenario(ScenarioConfig& c, const RunOptions& o) {
   total.wall_s = seconds_since(t0);
   total.sim_end = exp.sim().now();
   if (ts) ts->finish();
+  if (buffers) buffers->finish();
   nlohmann::json summary = make_summary(c, exp, total, !interrupted);
+  if (buffers) {
+    summary["switch_buffer"] = buffers->summary();
+    summary["switch_buffer_p99_kb"] = summary["switch_buffer"]["p99_kb"];
+  }
   summary["invariants"] = broken_invariant(exp, interrupted);
   if (!o.out_dir.empty()) write_run_dir(o.out_dir, c, exp, summary);
   return summary;
@@ -154,6 +163,8 @@ std::vector<std::pair<std::string, std::string>> headline_values(const nlohmann:
                         "paused_links",
                         "mean_paused_time_fraction",
                         "fabric_utilization",
+                        "host_link_utilization",
+                        "switch_buffer_p99_kb",
                         "ecn_marks",
                         "disordered_ratio",
                         "network_reordered_ratio",

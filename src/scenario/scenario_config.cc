@@ -55,6 +55,9 @@ void describe_outputs(ParamVisitor& v, OutputConfig& o) {
   v.flag("link_utilization", o.link_utilization, "time series: utilisation per link");
   v.flag("queue_length", o.queue_length, "time series: egress queue bytes per switch port");
   v.flag("pfc_events", o.pfc_events, "every PAUSE/RESUME with its time and link");
+  v.duration("buffer_sample_interval", o.buffer_sample_interval, Delta::zero(), Delta::max(),
+             "sample each switch's buffered bytes this often into summary.json's "
+             "switch_buffer (BFC Fig. 6a, 8); 0 = off");
 }
 
 }  // namespace

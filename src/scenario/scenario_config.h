@@ -55,7 +55,9 @@ struct WorkloadConfig {
   Delta interval;
   uint32_t repeats = 1;
   uint32_t flows_per_sender = 1;
-  uint32_t fan_in = 100;  // random_incast
+  uint32_t fan_in = 100;                      // random_incast
+  uint32_t flows_per_receiver = 4;            // long_lived
+  int64_t long_flow_size = int64_t{1} << 50;  // long_lived: 1 PiB, never finishes
   int64_t flow_size = 64 * 1000;
   Delta sender_spacing;
   // flows
@@ -80,6 +82,7 @@ struct OutputConfig {
   bool link_utilization = true;
   bool queue_length = true;
   bool pfc_events = true;
+  Delta buffer_sample_interval;  // 0 = no switch buffer sampling
 };
 
 struct ScenarioConfig {

@@ -9,6 +9,7 @@
 #include "scenario/scenario_build.h"
 #include "scenario/yaml_params.h"
 #include "workload/flow_size_cdf.h"
+#include "workload/long_lived.h"
 #include "workload/patterns.h"
 #include "workload/poisson.h"
 #include "workload/random_incast.h"
@@ -191,14 +192,21 @@ std::vector<FlowSpec> generate_incast_workload(const WorkloadConfig& w,
 // BFC §4.1: incasts at random receivers from random senders, at a share of the hosts'
 // capacity.
 void describe_random_incast(ParamVisitor& v, WorkloadConfig& w) {
-  v.count("fan_in", w.fan_in, 1, 1000000, "senders per incast (100: BFC §4.1)");
+  v.count("fan_in", w.fan_in, 1, 1000000,
+          "flows per incast (100: BFC §4.1), from distinct senders while there are enough "
+          "hosts, else spread evenly over all others (BFC Fig. 8: up to 800 on 64 hosts)");
   v.bytes("total_size", w.total_size, 0, kNoLimit, "bytes of one incast (20 MB: BFC §4.1)");
   v.bytes("size_per_sender", w.size_per_sender, 0, kNoLimit, "or bytes per sender");
   v.require((w.size_per_sender > 0) != (w.total_size > 0), "total_size",
             "give exactly one of total_size and size_per_sender");
-  v.real("load", w.load, -1e9, 1e9,
-         "incast bytes as a fraction of the hosts' total link capacity (0.05: BFC §4.1)");
-  v.require(w.load > 0 && w.load < 1, "load", "must be in (0, 1)");
+  v.duration("interval", w.interval, Delta::zero(), Delta::max(),
+             "if set, an incast every interval from start (BFC Fig. 8: 500 us) instead of "
+             "Poisson arrivals at a load");
+  if (w.interval == Delta::zero()) {
+    v.real("load", w.load, -1e9, 1e9,
+           "incast bytes as a fraction of the hosts' total link capacity (0.05: BFC §4.1)");
+    v.require(w.load > 0 && w.load < 1, "load", "must be in (0, 1)");
+  }
   v.text_list("hosts", w.hosts, "hosts that send and receive: names, ranges h0..h15, or all");
   v.duration("start", w.start, Delta::zero(), Delta::max(), "first incast not before");
   v.duration("stop", w.stop, Delta::zero(), Delta::max(), "no incast at or after");
@@ -209,9 +217,7 @@ std::vector<FlowSpec> generate_random_incast_workload(const WorkloadConfig& w,
                                                       const WorkloadContext& ctx) {
   RandomIncastParams p;
   p.hosts = resolve_hosts(ctx.topo, w.hosts, ctx.key + ".hosts");
-  if (w.fan_in >= p.hosts.size())
-    throw ConfigError(ctx.key + ".fan_in: " + std::to_string(w.fan_in) +
-                      " senders need more than " + std::to_string(p.hosts.size()) + " hosts");
+  if (p.hosts.size() < 2) throw ConfigError(ctx.key + ".hosts: an incast needs at least 2 hosts");
   p.fan_in = w.fan_in;
   p.total_size = static_cast<uint64_t>(w.total_size);
   p.size_per_sender = static_cast<uint64_t>(w.size_per_sender);
@@ -220,6 +226,7 @@ std::vector<FlowSpec> generate_random_incast_workload(const WorkloadConfig& w,
   const double bytes = p.total_size > 0 ? static_cast<double>(p.total_size)
                                         : static_cast<double>(p.size_per_sender) * p.fan_in;
   p.events_per_s = w.load * capacity_bps / (8.0 * bytes);
+  p.interval = w.interval;
   p.start = Time::zero() + w.start;
   p.stop = Time::zero() + w.stop;
   p.tag = w.name;
@@ -246,6 +253,32 @@ std::vector<FlowSpec> generate_burst_workload(const WorkloadConfig& w, const Wor
   if (static_cast<double>(p.senders.size()) * p.flows_per_sender > 5e7)
     throw ConfigError(ctx.key + ".flows_per_sender: more than 50 million flows is refused");
   return generate_burst(p);
+}
+
+// ---------------------------------------------------------------- long_lived
+
+void describe_long_lived(ParamVisitor& v, WorkloadConfig& w) {
+  v.count("flows_per_receiver", w.flows_per_receiver, 1, 1000000,
+          "flows into each host, from distinct random senders (4: BFC Fig. 8)");
+  v.bytes("flow_size", w.long_flow_size, 1, kNoLimit,
+          "bytes per flow (default 1 PiB: they outlive any run; end it with stop.time)");
+  v.text_list("hosts", w.hosts, "hosts that send and receive: names, ranges h0..h15, or all");
+  v.duration("start", w.start, Delta::zero(), Delta::max(), "when every flow starts");
+}
+
+std::vector<FlowSpec> generate_long_lived_workload(const WorkloadConfig& w,
+                                                   const WorkloadContext& ctx) {
+  LongLivedParams p;
+  p.hosts = resolve_hosts(ctx.topo, w.hosts, ctx.key + ".hosts");
+  if (w.flows_per_receiver >= p.hosts.size())
+    throw ConfigError(ctx.key + ".flows_per_receiver: " + std::to_string(w.flows_per_receiver) +
+                      " distinct senders need more than " + std::to_string(p.hosts.size()) +
+                      " hosts");
+  p.flows_per_receiver = w.flows_per_receiver;
+  p.flow_size = static_cast<uint64_t>(w.long_flow_size);
+  p.start = Time::zero() + w.start;
+  p.tag = w.name;
+  return generate_long_lived(p, ctx.rng);
 }
 
 // ---------------------------------------------------------------- flows
@@ -318,6 +351,9 @@ const Registry<WorkloadType>& workload_registry() {
           "fan_in-to-1 incasts at random hosts, Poisson at a share of the hosts' capacity "
           "(BFC §4.1)",
           {describe_random_incast, generate_random_incast_workload});
+    r.add("long_lived",
+          "k flows into every host from k distinct random senders, all at once (BFC Fig. 8)",
+          {describe_long_lived, generate_long_lived_workload});
     r.add("burst", "each sender starts k flows of size s to one receiver at t",
           {describe_burst, generate_burst_workload});
     r.add("flows", "explicit flows", {describe_flows, generate_flows_workload});
