@@ -16,6 +16,8 @@ OUT = sys.argv[2] if len(sys.argv) > 2 else ROOT
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "cli"))
 from rocelab_plot import mean_ci as _mean_ci, percentile  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from flb_report import table  # noqa: E402  (markdown table; the module only defines)
 
 csv.field_size_limit(1 << 24)
 BDP = 100_000  # T1's end-to-end BDP: 8 us at 100 Gb/s (§4.1)
@@ -87,14 +89,6 @@ def sweep(name):
                 continue
             out.setdefault((r["point"], r["scheme"]), []).append(Run(os.path.join(ROOT, name, r["dir"])))
     return out
-
-
-def table(head, body):
-    print("| " + " | ".join(head) + " |")
-    print("|" + "---|" * len(head))
-    for b in body:
-        print("| " + " | ".join(b) + " |")
-    print()
 
 
 def header(title, name, note=None):
