@@ -9,6 +9,18 @@
 
 namespace rocelab {
 
+namespace {
+
+// A rate scheme under a per-flow cap of one end-to-end BDP in flight (BFC §4.1's "+Win").
+template <class Config>
+std::unique_ptr<CcConfig> one_bdp_window() {
+  auto c = std::make_unique<Config>();
+  c->window_cap_bdp = 1;
+  return c;
+}
+
+}  // namespace
+
 const Registry<CcConfigFactory>& cc_registry() {
   static const Registry<CcConfigFactory> registry = [] {
     Registry<CcConfigFactory> r;
@@ -19,19 +31,11 @@ const Registry<CcConfigFactory>& cc_registry() {
     r.add("dcqcn_win",
           "DCQCN with each flow's bytes in flight capped at one end-to-end BDP (BFC §4.1 "
           "DCQCN+Win, after its ref. [22])",
-          [] {
-            auto c = std::make_unique<DcqcnSchemeConfig>();
-            c->window_cap_bdp = 1;
-            return c;
-          });
+          one_bdp_window<DcqcnSchemeConfig>);
     r.add("win",
           "line rate with each flow's bytes in flight capped at one end-to-end BDP (the NIC "
           "of BFC and Ideal-FQ, BFC §4.1)",
-          [] {
-            auto c = std::make_unique<NoCongestionControlConfig>();
-            c->window_cap_bdp = 1;
-            return c;
-          });
+          one_bdp_window<NoCongestionControlConfig>);
     r.add("rc", "FLB minimal rate control (ATC'25 §3.3): pause on CNM, resume at C/n",
           [] { return std::make_unique<FlbRcSchemeConfig>(); });
     r.add("hpcc", "HPCC (Li et al., SIGCOMM'19): INT-driven window and rate, per-ACK reaction",

@@ -20,6 +20,14 @@ uint32_t vfid_of(uint32_t flow_hash, uint32_t vfids) {
   return static_cast<uint32_t>(mix64(uint64_t{flow_hash} ^ 0x5f1d5f1dULL) % vfids);
 }
 
+// Nearest rank: the first bin by which pct% of the histogram's `total` counts are seen.
+size_t histogram_percentile(const std::vector<uint64_t>& counts, uint64_t total, uint64_t pct) {
+  uint64_t seen = 0;
+  size_t k = 0;
+  while (k + 1 < counts.size() && (seen += counts[k]) * 100 < total * pct) ++k;
+  return k;
+}
+
 std::shared_ptr<BfcShared> shared_of(NetContext& ctx) {
   if (!ctx.fc_shared) ctx.fc_shared = std::make_shared<BfcShared>();
   return std::static_pointer_cast<BfcShared>(ctx.fc_shared);
@@ -407,19 +415,16 @@ void Bfc::add_stats(std::vector<SchemeStat>& out) const {
                  static_cast<double>(max_resumes_per_interval_), true});
   uint64_t arrivals = 0;
   for (uint64_t n : depth_kb_) arrivals += n;
-  uint64_t seen = 0;
-  size_t bin = 0;
-  while (bin < kDepthBins && (seen += depth_kb_[bin]) * 100 < arrivals * 99) ++bin;
-  out.push_back({"bfc.p99_physical_queue_kb_at_arrival",
-                 arrivals ? static_cast<double>(bin + 1) : 0.0, true});
+  // A KB bin's upper edge.
+  out.push_back(
+      {"bfc.p99_physical_queue_kb_at_arrival",
+       arrivals ? static_cast<double>(histogram_percentile(depth_kb_, arrivals, 99) + 1) : 0.0,
+       true});
   // Fig. 11a: how many physical queues a port already used when a flow needed one.
   const auto in_use_pct = [this](uint64_t pct) {
-    uint64_t seen = 0;
-    size_t k = 0;
-    while (k + 1 < in_use_at_assignment_.size() &&
-           (seen += in_use_at_assignment_[k]) * 100 < assignments_ * pct)
-      ++k;
-    return assignments_ ? static_cast<double>(k) : 0.0;
+    return assignments_
+               ? static_cast<double>(histogram_percentile(in_use_at_assignment_, assignments_, pct))
+               : 0.0;
   };
   out.push_back({"bfc.p50_queues_in_use_at_assignment", in_use_pct(50), true});
   out.push_back({"bfc.p99_queues_in_use_at_assignment", in_use_pct(99), true});
