@@ -253,7 +253,7 @@ namespace {
 
 // ---------------------------------------------------------------- effects, every scheme
 
-const char* const kSuite[] = {"dcqcn", "dcqcn_win", "hpcc", "timely", "swift"};
+const char* const kSuite[] = {"dcqcn", "dcqcn_win", "hpcc", "timely", "swift", "pcn"};
 
 // Two long flows into one host of a 2-leaf fabric, the second 100 us after the first: the
 // bytes each delivers over [8 ms, 10 ms]. DCQCN, HPCC and Swift share within 10%. Two do

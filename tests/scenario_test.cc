@@ -196,8 +196,8 @@ TEST(Registry, ListsTheFirstSchemes) {
   EXPECT_EQ(std::set<std::string>(lbs.begin(), lbs.end()),
             (std::set<std::string>{"conga", "conweave", "drill", "ecmp", "flb", "letflow", "rps"}));
   EXPECT_EQ(std::set<std::string>(ccs.begin(), ccs.end()),
-            (std::set<std::string>{"dcqcn", "dcqcn_win", "hpcc", "none", "rc", "swift", "timely",
-                                   "win"}));
+            (std::set<std::string>{"dcqcn", "dcqcn_win", "hpcc", "none", "pcn", "rc", "swift",
+                                   "timely", "win"}));
   const auto fcs = fc_registry().names();
   EXPECT_EQ(std::set<std::string>(fcs.begin(), fcs.end()),
             (std::set<std::string>{"bfc", "none", "pfc", "sfq"}));

@@ -4,6 +4,7 @@
 #include "cc/flb_rc.h"
 #include "cc/hpcc.h"
 #include "cc/none.h"
+#include "cc/pcn.h"
 #include "cc/swift.h"
 #include "cc/timely.h"
 
@@ -42,6 +43,10 @@ const Registry<CcConfigFactory>& cc_registry() {
           [] { return std::make_unique<HpccSchemeConfig>(); });
     r.add("swift", "Swift (Kumar et al., SIGCOMM'20): delay-based window with hop and flow scaling",
           [] { return std::make_unique<SwiftSchemeConfig>(); });
+    r.add("pcn",
+          "PCN (Cheng et al., NSDI'20): NP-ECN marking, receiver-reported rates, weighted "
+          "increase",
+          [] { return std::make_unique<PcnSchemeConfig>(); });
     r.add("timely", "TIMELY (Mittal et al., SIGCOMM'15): rate from the RTT gradient",
           [] { return std::make_unique<TimelySchemeConfig>(); });
     return r;

@@ -15,7 +15,8 @@ EgressPort::EgressPort(Simulator& sim, Pool<Packet>& pool, Node& owner, PortId i
       data_queues_(std::make_unique<PortQueue[]>(num_queues)),
       num_queues_(static_cast<uint32_t>(num_queues)),
       pulls_(owner.kind() == NodeKind::kHost),
-      paused_(num_queues, 0) {}
+      paused_(num_queues, 0),
+      pause_epochs_(num_queues, 0) {}
 
 EgressPort::~EgressPort() = default;
 
@@ -63,6 +64,7 @@ void EgressPort::set_priority_paused(Priority prio, bool paused) {
     const bool all = paused_priorities_ != 0;
     if (all == all_paused_) return;
     all_paused_ = all;
+    if (all) ++all_pause_epoch_;
     count_pause(all);
     return;
   }
@@ -75,7 +77,9 @@ void EgressPort::set_priority_paused(Priority prio, bool paused) {
 
 void EgressPort::set_paused(size_t queue, bool paused) {
   if (queue >= paused_.size()) return;  // a class this port does not carry
-  if (flip_paused(queue, paused)) count_pause(paused);
+  if (!flip_paused(queue, paused)) return;
+  if (paused) ++pause_epochs_[queue];
+  count_pause(paused);
 }
 
 bool EgressPort::flip_paused(size_t queue, bool paused) {

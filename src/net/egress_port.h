@@ -80,6 +80,12 @@ class EgressPort final : public EventHandler {
   uint32_t nonempty_mask() const { return nonempty_mask_; }  // first 32 queues
   // Under set_pfc_pauses_all_queues: a PAUSE holds every data queue now.
   bool all_queues_paused() const { return all_paused_; }
+  // Whether a PFC PAUSE holds data queue `queue` now, and how many times one has started to
+  // (PCN's NP-ECN tells a packet that waited through a PAUSE by the count moving on).
+  bool pfc_paused(size_t queue) const { return pfc_all_queues_ ? all_paused_ : paused(queue); }
+  uint32_t pause_epoch(size_t queue) const {
+    return pfc_all_queues_ ? all_pause_epoch_ : pause_epochs_[queue];
+  }
   // The packet at the head of a data queue (invalid when it is empty).
   PacketId queue_head(size_t queue) const {
     return data_queues_[queue].empty() ? PacketId::invalid() : data_queues_[queue].front();
@@ -186,7 +192,9 @@ class EgressPort final : public EventHandler {
   // Touched only while something is paused or a PAUSE frame waits.
   Ring<PacketId> pause_queue_;
   std::vector<uint8_t> paused_;
-  uint32_t paused_priorities_ = 0;  // bit p: priority p paused by the peer
+  std::vector<uint32_t> pause_epochs_;  // per data queue: PAUSEs that held it
+  uint32_t all_pause_epoch_ = 0;        // under pfc_all_queues_
+  uint32_t paused_priorities_ = 0;      // bit p: priority p paused by the peer
   size_t paused_count_ = 0;
   Time paused_since_;
   BitsPerSec rate_bps_ = 0;

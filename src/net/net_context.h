@@ -21,6 +21,10 @@ struct NetCounters {
   uint64_t pause_frames = 0;   // XOFF frames generated, all switches
   uint64_t resume_frames = 0;  // XON frames generated
   uint64_t ecn_marks = 0;
+  // PCN's NP-ECN (switch feature np_ecn): packets over its threshold that waited
+  // through a PAUSE of their queue, so were left unmarked.
+  bool np_ecn = false;
+  uint64_t np_ecn_spared = 0;
   std::vector<uint64_t> pause_frames_by_node;  // indexed by node id
 };
 

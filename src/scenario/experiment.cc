@@ -87,6 +87,9 @@ void Experiment::install_switch_features(const std::vector<std::string>& cc_feat
   // The congestion control's own needs, once each, after what the scenario lists.
   for (const std::string& n : cc_features)
     if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+  // NP-ECN is PCN's marking in place of RED's: one marker per switch, not two.
+  if (std::find(names.begin(), names.end(), "np_ecn") != names.end())
+    std::erase(names, std::string("ecn"));
   for (const std::string& n : names) {
     const auto* entry = switch_feature_registry().find(n);
     if (!entry) throw std::invalid_argument("unknown switch feature '" + n + "'");

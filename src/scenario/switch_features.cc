@@ -3,6 +3,7 @@
 #include "net/ecn.h"
 #include "net/int_telemetry.h"
 #include "net/net_context.h"
+#include "net/np_ecn.h"
 
 namespace rocelab {
 
@@ -12,6 +13,16 @@ class EcnFeatureConfig final : public SwitchFeatureConfig {
   explicit EcnFeatureConfig(NetCounters& counters) : counters_(counters) {}
   std::unique_ptr<SwitchFeature> build(const SwitchView& sw) const override {
     return std::make_unique<RedEcnMarking>(sw, &counters_.ecn_marks);
+  }
+
+ private:
+  NetCounters& counters_;
+};
+class NpEcnFeatureConfig final : public SwitchFeatureConfig {
+ public:
+  explicit NpEcnFeatureConfig(NetCounters& counters) : counters_(counters) {}
+  std::unique_ptr<SwitchFeature> build(const SwitchView& sw) const override {
+    return std::make_unique<NpEcnMarking>(sw, counters_);
   }
 
  private:
@@ -30,6 +41,10 @@ const Registry<SwitchFeatureFactory>& switch_feature_registry() {
     Registry<SwitchFeatureFactory> r;
     r.add("ecn", "RED/ECN marking at egress, the DCQCN congestion point (switch.ecn)",
           [](NetCounters& c) { return std::make_unique<EcnFeatureConfig>(c); });
+    r.add("np_ecn",
+          "PCN's Non-PAUSE ECN: marks above switch.ecn.kmin, but not packets that waited "
+          "through a PAUSE; takes the place of ecn",
+          [](NetCounters& c) { return std::make_unique<NpEcnFeatureConfig>(c); });
     r.add("int", "in-band telemetry: each egress stamps time, tx bytes, queue, rate (HPCC)",
           [](NetCounters&) { return std::make_unique<IntFeatureConfig>(); });
     return r;

@@ -377,8 +377,8 @@ void RdmaTransport::on_host_receive(NodeId, PacketId pkt) {
   ctx_.free_packet(pkt);
 }
 
-void RdmaTransport::send_control(const Packet& data, PacketType type, uint64_t seq,
-                                 uint64_t sack_seq) {
+PacketId RdmaTransport::send_control(const Packet& data, PacketType type, uint64_t seq,
+                                     uint64_t sack_seq) {
   const PacketId id = ctx_.alloc_packet();
   Packet& c = ctx_.pkt(id);
   c.type = type;
@@ -403,11 +403,12 @@ void RdmaTransport::send_control(const Packet& data, PacketType type, uint64_t s
     ++counters_.cnps_sent;
   }
   net_.host(data.dst).nic().enqueue(id);
+  return id;
 }
 
-void RdmaTransport::send_cnp(const Packet& data) {
+PacketId RdmaTransport::send_cnp(const Packet& data) {
   ++counters_.cnps_sent;
-  send_control(data, PacketType::kCnp, 0);
+  return send_control(data, PacketType::kCnp, 0);
 }
 
 void RdmaTransport::on_data(PacketId pkt) {

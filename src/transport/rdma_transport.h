@@ -111,8 +111,9 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   }
   CongestionControl& cc() { return *cc_; }
   const HostPathPolicy& path_policy() const { return *path_; }
-  // The receiver half of congestion control answers a data packet with a CNP frame.
-  void send_cnp(const Packet& data);
+  // The receiver half of congestion control answers a data packet with a CNP frame; the
+  // scheme may write its fields into the returned CNP (it is on its way, not yet arrived).
+  PacketId send_cnp(const Packet& data);
   // Scheme fields of packets (declare them in attach, before the run).
   PacketStateLayout& packet_layout() { return ctx_.state.layout(); }
   template <class T>
@@ -218,7 +219,7 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   // The sequence a flow sends next (a hole under selective repeat, else new data), or
   // false when it has nothing it may send now.
   bool next_seq(Sender& s, uint64_t* seq);
-  void send_control(const Packet& data, PacketType type, uint64_t seq, uint64_t sack_seq = 0);
+  PacketId send_control(const Packet& data, PacketType type, uint64_t seq, uint64_t sack_seq = 0);
   bool advance_una(FlowId f, uint64_t ack_seq, const Packet& ack);
   void kick(FlowId f) { net_.host(flows_[f.index()].src).nic().kick(); }
   void count_unsent(Sender& s) {

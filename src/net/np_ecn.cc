@@ -1,0 +1,40 @@
+#include "net/np_ecn.h"
+
+#include "net/flow_control.h"
+#include "net/net_context.h"
+
+namespace rocelab {
+
+NpEcnMarking::NpEcnMarking(const SwitchView& sw, NetCounters& counters)
+    : stamp_(sw.packet_layout().declare<NpEcnStamp>("np_ecn.stamp")), counters_(counters) {
+  counters_.np_ecn = true;
+  for (size_t i = 0; i < sw.port_count(); ++i) {
+    const EgressPort& port = sw.port(PortId(static_cast<uint16_t>(i)));
+    port_threshold_bytes_.push_back(sw.config().ecn.for_port(port.rate_bps()).kmin_bytes);
+  }
+}
+
+void NpEcnMarking::on_enqueue(const SwitchView& sw, Packet& p, PortId port_id) {
+  const EgressPort& port = sw.port(port_id);
+  const size_t queue = sw.flow_control().classify(port, p);
+  NpEcnStamp& stamp = sw.field(stamp_, p);
+  stamp.pause_epoch = port.pause_epoch(queue);
+  stamp.paused_on_arrival = port.pfc_paused(queue);
+}
+
+void NpEcnMarking::on_dequeue(const SwitchView& sw, Packet& p, PortId port_id) {
+  if (p.type != PacketType::kData || !p.ecn_capable || p.ecn_ce) return;
+  const EgressPort& port = sw.port(port_id);
+  const size_t queue = sw.flow_control().classify(port, p);
+  // The queue the packet leaves, as it is behind it (RedEcnMarking's reading).
+  if (port.queue_bytes(queue) <= port_threshold_bytes_[port_id.index()]) return;
+  const NpEcnStamp& stamp = sw.field(stamp_, p);
+  if (stamp.paused_on_arrival || stamp.pause_epoch != port.pause_epoch(queue)) {
+    ++counters_.np_ecn_spared;
+    return;
+  }
+  p.ecn_ce = true;
+  ++counters_.ecn_marks;
+}
+
+}  // namespace rocelab
