@@ -189,7 +189,7 @@ TEST(Bfc, PacedResumesKeepPhysicalQueuesFromGrowingWithTheFlows) {
 
 TEST(Bfc, NothingLostEveryFlowFinishesAndSameSeedSameResultForEveryScheme) {
   for (const char* lb : {"ecmp", "letflow", "rps", "drill", "conga", "flb"}) {
-    for (const char* cc : {"win", "none", "dcqcn", "hpcc", "timely", "swift"}) {
+    for (const char* cc : {"win", "none", "dcqcn", "hpcc", "timely", "swift", "pcn"}) {
       auto once = [&] {
         ExperimentSpec spec = bfc_spec("bfc", cc);
         spec.lb = lb;

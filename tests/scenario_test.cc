@@ -78,10 +78,11 @@ TEST_P(EveryScheme, InvariantsHoldUnderLoadAndIncast) {
   EXPECT_GT(exp.transport().flow_count(), 100u);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    LbCc, EveryScheme,
-    ::testing::Combine(::testing::Values("ecmp", "rps", "letflow", "drill", "conga", "conweave"),
-                       ::testing::Values("none", "dcqcn", "dcqcn_win", "hpcc", "timely", "swift")));
+INSTANTIATE_TEST_SUITE_P(LbCc, EveryScheme,
+                         ::testing::Combine(::testing::Values("ecmp", "rps", "letflow", "drill",
+                                                              "conga", "conweave"),
+                                            ::testing::Values("none", "dcqcn", "dcqcn_win", "hpcc",
+                                                              "timely", "swift", "pcn")));
 
 // The host path policies (spraying, Hermes' source routes) under every congestion control.
 class EveryHostPathPolicy : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {
@@ -97,7 +98,8 @@ TEST_P(EveryHostPathPolicy, InvariantsHoldUnderLoadAndIncast) {
 
 INSTANTIATE_TEST_SUITE_P(PolicyCc, EveryHostPathPolicy,
                          ::testing::Combine(::testing::Values("spray", "hermes"),
-                                            ::testing::Values("none", "dcqcn", "hpcc", "swift")));
+                                            ::testing::Values("none", "dcqcn", "hpcc", "swift",
+                                                              "pcn")));
 
 TEST(MpRdmaUnderLoad, InvariantsHold) {
   ExperimentSpec spec = loaded_leaf_spine("ecmp", "none", 11);
