@@ -17,9 +17,13 @@ cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 ninja -C build/release rocelab >/dev/null
 R=build/release/rocelab
 OUT=${ROCELAB_FLB_OUT:-runs/flb}
-TESTBED="fig8_websearch fig8_rc_count fig2_burst fig10_interval fig12_threshold fig9_rates
-         fig11_symmetric fig11_asymmetric fig4_clos_incast fig16_incast"
-LARGE="sec43_delay_expiry sec43_datamining_cdf fig15_sr_fabricload fig15_sr_hostload fig15_gbn_hostload fig17_fattree"
+TESTBED="fig8_websearch fig8_websearch_mprdma fig8_rc_count fig2_burst fig10_interval
+         fig12_threshold fig9_rates fig11_symmetric fig11_asymmetric fig4_clos_incast
+         fig16_incast fig16_incast_mprdma fig16_incast_pcn"
+LARGE="sec43_delay_expiry sec43_datamining_cdf fig15_sr_fabricload fig15_sr_fabricload_baselines
+       fig15_sr_fabricload_nocc fig15_fabricload_mprdma fig15_pcn fig15_sr_hostload
+       fig15_gbn_hostload fig17_fattree fig17_fattree_baselines fig17_fattree_mprdma
+       fig17_fattree_pcn"
 seeds=()
 case $mode in
   --quick) sweeps=$TESTBED; seeds=(--seeds 1) ;;
