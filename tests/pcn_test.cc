@@ -105,6 +105,31 @@ TEST(Pcn, CutToTheReceiveRateThenWeightedIncrease) {
   // w doubles up to w_max = 0.5: 1/64, 1/32, 1/16, 1/8, 1/4, 1/2, 1/2.
   for (int i = 0; i < 7; ++i) h.cnp(gbps(40), false);
   EXPECT_DOUBLE_EQ(h.pcn->increase_weight(h.f), 0.5);
+  // The gap to line rate then halves per CNP and closes: line rate exactly, not 1 b/s
+  // short (which would pace every packet at the rounded-up serialization time).
+  for (int i = 0; i < 40; ++i) h.cnp(gbps(40), false);
+  EXPECT_EQ(h.rate(), gbps(100));
+}
+
+// a - sw0 - sw1 - b with a 10 Gb/s last hop: the first report arrives 50 us after the first
+// packet. sw1's port to b is congested by its own input, so every packet is marked there,
+// and they arrive back to back at 10 Gb/s: the sender is cut to 10G (1 - 1/128).
+TEST(Pcn, TheReceiverReportsTheRateItReceivesAndTheCongestion) {
+  ExperimentSpec spec;
+  spec.topology = test::chain({gbps(100), gbps(100), gbps(10)}, Delta::from_us(1));
+  spec.cc = "pcn";
+  spec.flows = {test::flow(0, 1, 10'000'000)};
+  Experiment exp(spec);
+  const FlowId f{0};
+  Time t{0};
+  while (exp.transport().rate_bps(f) == gbps(100) && t.us() < 200) {
+    t += Delta::from_ns(100);
+    exp.run(t);
+  }
+  EXPECT_GT(t.us(), 50.0);
+  EXPECT_NEAR(static_cast<double>(exp.transport().rate_bps(f)), 10e9 * 127 / 128, 0.002e9);
+  test::run_checked(exp);
+  EXPECT_GT(exp.network().counters().ecn_marks, 1000u);
 }
 
 // Alone on an idle path the receiver reports every 50 us, never congested, and the flow

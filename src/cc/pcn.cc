@@ -74,7 +74,7 @@ void Pcn::report(ReceiverState& r, const Packet& data) {
 
 // Reaction point.
 void Pcn::on_cnp(FlowId f, const Packet& cnp) {
-  if (sender_.size() <= f.index()) return;  // not a PCN CNP
+  if (sender_.size() <= f.index() || cnp.type != PacketType::kCnp) return;
   const PcnFeedback& fb = transport_->field(feedback_, cnp);
   SenderState& s = sender_[f.index()];
   const BitsPerSec rate = transport_->rate_bps(f);
@@ -86,8 +86,10 @@ void Pcn::on_cnp(FlowId f, const Packet& cnp) {
     s.w = cfg_.w_min;
     return;
   }
-  const double next = (1 - s.w) * static_cast<double>(rate) + s.w * static_cast<double>(line);
-  transport_->set_rate(f, std::min(line, static_cast<BitsPerSec>(next)));
+  // (1 - w) R + w R_line as the gap to line rate shrinking by (1 - w): rounding the gap
+  // down lets the rate reach line rate exactly (rounding R down would stop 1 b/s short).
+  const auto gap = static_cast<BitsPerSec>((1 - s.w) * static_cast<double>(line - rate));
+  transport_->set_rate(f, line - gap);
   s.w = std::min(cfg_.w_max, 2 * s.w);
 }
 

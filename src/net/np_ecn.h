@@ -8,7 +8,8 @@
 // congestion it saw was not the port's own. A packet is taken to have waited through one
 // when its queue was paused as it arrived, or a PAUSE started while it waited
 // (EgressPort::pause_epoch moved on). PCN's own threshold is not known to us: kmin is our
-// choice (docs/schemes/pcn.md).
+// choice (docs/schemes/pcn.md). A packet ConWeave holds in the switch buffer is stamped
+// when it is admitted (Switch::admit_held), so a PAUSE during its hold also spares it.
 #pragma once
 
 #include <cstdint>
