@@ -9,9 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-all}
-scripts/install-deps.sh --plots
-cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-ninja -C build/release rocelab >/dev/null
+scripts/build-release.sh >/dev/null
 R=build/release/rocelab
 OUT=${ROCELAB_BFC_OUT:-runs/bfc}
 SENSITIVITY="fig12_queues fig13_vfids fig14_filter"

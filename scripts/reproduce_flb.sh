@@ -12,9 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-all}
-scripts/install-deps.sh --plots
-cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-ninja -C build/release rocelab >/dev/null
+scripts/build-release.sh >/dev/null
 R=build/release/rocelab
 OUT=${ROCELAB_FLB_OUT:-runs/flb}
 TESTBED="fig8_websearch fig8_websearch_mprdma fig8_rc_count fig2_burst fig10_interval

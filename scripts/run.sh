@@ -4,9 +4,7 @@
 # arguments go to `rocelab compare`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh --plots
-cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-ninja -C build/release -j "$(nproc)" rocelab
+scripts/build-release.sh
 status=0
 build/release/rocelab compare scenarios/default.yaml \
   --schemes flb+rc,ecmp+dcqcn,letflow+dcqcn,ecmp+none,rps+dcqcn --out runs/default "$@" || status=$?

@@ -4,13 +4,19 @@
 
 namespace rocelab {
 
-RedEcnMarking::RedEcnMarking(const SwitchView& sw, uint64_t* marks_counter)
-    : rng_(sw.seed(), "switch", sw.id().index()), marks_(marks_counter) {
+std::vector<EcnConfig> port_ecn_configs(const SwitchView& sw) {
+  std::vector<EcnConfig> configs;
   for (size_t i = 0; i < sw.port_count(); ++i) {
     const EgressPort& port = sw.port(PortId(static_cast<uint16_t>(i)));
-    port_ecn_.push_back(sw.config().ecn.for_port(port.rate_bps()));
+    configs.push_back(sw.config().ecn.for_port(port.rate_bps()));
   }
+  return configs;
 }
+
+RedEcnMarking::RedEcnMarking(const SwitchView& sw, uint64_t* marks_counter)
+    : port_ecn_(port_ecn_configs(sw)),
+      rng_(sw.seed(), "switch", sw.id().index()),
+      marks_(marks_counter) {}
 
 void RedEcnMarking::on_dequeue(const SwitchView& sw, Packet& p, PortId port_id) {
   if (p.type != PacketType::kData || !p.ecn_capable || p.ecn_ce) return;

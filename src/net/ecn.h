@@ -27,6 +27,9 @@ inline bool red_should_mark(int64_t queue_bytes, const EcnConfig& ecn, RandomStr
   return p >= 1.0 || (p > 0.0 && rng.uniform() < p);
 }
 
+// The ECN thresholds of each of a switch's ports, by port index (EcnConfig::for_port).
+std::vector<EcnConfig> port_ecn_configs(const SwitchView& sw);
+
 class RedEcnMarking final : public SwitchFeature {
  public:
   // Thresholds per egress port, scaled to its rate (EcnConfig::for_port).

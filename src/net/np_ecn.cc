@@ -1,17 +1,16 @@
 #include "net/np_ecn.h"
 
+#include "net/ecn.h"
 #include "net/flow_control.h"
 #include "net/net_context.h"
 
 namespace rocelab {
 
 NpEcnMarking::NpEcnMarking(const SwitchView& sw, NetCounters& counters)
-    : stamp_(sw.packet_layout().declare<NpEcnStamp>("np_ecn.stamp")), counters_(counters) {
+    : port_ecn_(port_ecn_configs(sw)),
+      stamp_(sw.packet_layout().declare<NpEcnStamp>("np_ecn.stamp")),
+      counters_(counters) {
   counters_.np_ecn = true;
-  for (size_t i = 0; i < sw.port_count(); ++i) {
-    const EgressPort& port = sw.port(PortId(static_cast<uint16_t>(i)));
-    port_threshold_bytes_.push_back(sw.config().ecn.for_port(port.rate_bps()).kmin_bytes);
-  }
 }
 
 void NpEcnMarking::on_enqueue(const SwitchView& sw, Packet& p, PortId port_id) {
@@ -27,7 +26,7 @@ void NpEcnMarking::on_dequeue(const SwitchView& sw, Packet& p, PortId port_id) {
   const EgressPort& port = sw.port(port_id);
   const size_t queue = sw.flow_control().classify(port, p);
   // The queue the packet leaves, as it is behind it (RedEcnMarking's reading).
-  if (port.queue_bytes(queue) <= port_threshold_bytes_[port_id.index()]) return;
+  if (port.queue_bytes(queue) <= port_ecn_[port_id.index()].kmin_bytes) return;
   const NpEcnStamp& stamp = sw.field(stamp_, p);
   if (stamp.paused_on_arrival || stamp.pause_epoch != port.pause_epoch(queue)) {
     ++counters_.np_ecn_spared;

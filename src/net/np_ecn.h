@@ -37,7 +37,7 @@ class NpEcnMarking final : public SwitchFeature {
   void on_dequeue(const SwitchView& sw, Packet& p, PortId port) override;
 
  private:
-  std::vector<int64_t> port_threshold_bytes_;
+  std::vector<EcnConfig> port_ecn_;  // kmin is the threshold
   PacketField<NpEcnStamp> stamp_;
   NetCounters& counters_;
 };
