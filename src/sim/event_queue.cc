@@ -15,23 +15,27 @@ size_t EventQueue::first_busy_slot() const {
   return w * 64 + static_cast<size_t>(std::countr_zero(busy_[w]));
 }
 
+void EventQueue::sort_slot(size_t slot) {
+  Slot& listed = slots_[slot];
+  const uint8_t head = head_[slot];
+  for (uint8_t i = head + 1; i < tail_[slot]; ++i) {
+    const uint32_t n = listed.node[i];
+    const EventKey key = nodes_[n].entry.key;
+    uint8_t pos = i;
+    while (pos > head && key < nodes_[listed.node[pos - 1]].entry.key) {
+      listed.node[pos] = listed.node[pos - 1];
+      --pos;
+    }
+    listed.node[pos] = n;
+  }
+  sorted_[slot] = 1;
+}
+
 EventKey EventQueue::front_key() {
   if (wheel_size_ > 0 && !front_known_) {
-    const size_t slot = first_busy_slot();
-    const Slot& listed = slots_[slot];
-    const uint8_t count = count_[slot];
-    uint8_t best = 0;
-    EventKey best_key = nodes_[listed.node[0]].entry.key;
-    for (uint8_t i = 1; i < count; ++i) {
-      const EventKey key = nodes_[listed.node[i]].entry.key;
-      if (key < best_key) {
-        best_key = key;
-        best = i;
-      }
-    }
-    front_slot_ = slot;
-    front_node_ = listed.node[best];
-    front_pos_ = best;
+    front_slot_ = first_busy_slot();
+    if (!sorted_[front_slot_]) sort_slot(front_slot_);
+    front_node_ = slots_[front_slot_].node[head_[front_slot_]];
   }
   front_in_wheel_ = wheel_size_ > 0 && nodes_[front_node_].entry.key < far_front_;
   front_known_ = true;
@@ -41,7 +45,7 @@ EventKey EventQueue::front_key() {
 Event EventQueue::pop() {
   if (!front_known_) front_key();
   front_known_ = false;
-  const EventEntry e = front_in_wheel_ ? unlink(front_slot_, front_pos_) : pop_far();
+  const EventEntry e = front_in_wheel_ ? unlink_front(front_slot_) : pop_far();
   // Nothing left in the wheel is earlier than the event taken.
   cursor_ = static_cast<uint64_t>(event_key_time(e.key)) >> width_log2_;
   return e.event();
@@ -49,12 +53,14 @@ Event EventQueue::pop() {
 
 void EventQueue::set_slot_width_log2(int width_log2) {
   for (size_t slot = 0; slot < kSlots; ++slot) {
-    for (uint8_t i = 0; i < count_[slot]; ++i) {
+    for (uint8_t i = head_[slot]; i < tail_[slot]; ++i) {
       const uint32_t n = slots_[slot].node[i];
       push_far(nodes_[n].entry);
       free_nodes_.push_back(n);
     }
-    count_[slot] = 0;
+    head_[slot] = 0;
+    tail_[slot] = 0;
+    sorted_[slot] = 0;
   }
   busy_ = {};
   busy_words_ = 0;

@@ -3,8 +3,8 @@
 // Events are ordered by (time, insertion sequence), so ties break deterministically. Most
 // of a fabric's events are due within one link delay plus a frame (the next frame end, the
 // next delivery); those go into a wheel of 4096 slots of 2^width_log2 ps each (1.024 ns by
-// default, a 4.2 us horizon), where a push files the event's node in its slot and a pop
-// takes the smallest of the first non-empty slot, found from a bitmap. Events beyond the
+// default, a 4.2 us horizon), where a push files the event's node in its slot, in key order,
+// and a pop takes the first of the first non-empty slot, found from a bitmap. Events beyond the
 // horizon (timers, most of them stale by the time they fire) and the rare crowded slot go
 // to the radix heap. A pop compares the two fronts, so which store holds an event never
 // changes the order. Nothing is allocated per event once the stores reach their working
@@ -58,7 +58,7 @@ class EventQueue {
     // One unsigned comparison: a slot before the cursor wraps round to a large distance.
     if (slot_abs - cursor_ < kSlots) {
       const size_t slot = slot_abs & (kSlots - 1);
-      if (count_[slot] < kSlotCapacity) {
+      if (tail_[slot] < kSlotCapacity) {
         link(slot, key, EventPayload{target, kind, arg});
         return;
       }
@@ -69,32 +69,35 @@ class EventQueue {
   // Removes and returns the next event (the queue must not be empty).
   Event pop();
 
+  // The target of the event listed after the one take_due just took, when it shares its
+  // wheel slot (most often the next event of all); kNoTarget when there is none. A hint
+  // only: the simulator prefetches that handler while the current event runs.
+  static constexpr uint32_t kNoTarget = UINT32_MAX;
+  uint32_t next_target_hint() const {
+    return hint_slot_ != kNoSlot && head_[hint_slot_] != tail_[hint_slot_]
+               ? nodes_[slots_[hint_slot_].node[head_[hint_slot_]]].entry.payload.target
+               : kNoTarget;
+  }
+
   // Removes the next event into `out` if there is one due at or before `until`; false
   // leaves the queue as it was. The simulator's loop: one call per event, where top_time()
   // and pop() would find the front twice.
   bool take_due(Time until, EventEntry& out) {
     EventKey best = kNoKey;
-    uint8_t best_pos = 0;
     size_t slot = 0;
     if (wheel_size_ > 0) {
       slot = first_busy_slot();
-      const Slot& listed = slots_[slot];
-      const uint8_t count = count_[slot];
-      best = nodes_[listed.node[0]].entry.key;
-      for (uint8_t i = 1; i < count; ++i) {
-        const EventKey key = nodes_[listed.node[i]].entry.key;
-        if (key < best) {
-          best = key;
-          best_pos = i;
-        }
-      }
+      if (!sorted_[slot]) sort_slot(slot);
+      best = nodes_[slots_[slot].node[head_[slot]]].entry.key;
     }
     if (far_front_ < best) {  // the heap's front is earlier (kNoKey: the heap is empty)
       if (event_key_time(far_front_) > until.ps) return false;
       out = pop_far();
+      hint_slot_ = kNoSlot;
     } else {
       if (best == kNoKey || event_key_time(best) > until.ps) return false;
-      out = unlink(slot, best_pos);
+      out = unlink_front(slot);
+      hint_slot_ = slot;
     }
     front_known_ = false;
     cursor_ = static_cast<uint64_t>(event_key_time(out.key)) >> width_log2_;
@@ -103,12 +106,13 @@ class EventQueue {
 
  private:
   static constexpr uint32_t kNil = UINT32_MAX;
-  // A slot holding this many events sends further ones to the heap: a pop scans its slot.
+  // A slot filled up to this many places sends further events to the heap.
   static constexpr uint8_t kSlotCapacity = 16;
-  // A slot lists its events' nodes in one cache line, so the scan for the smallest loads
-  // them all at once; a linked chain made each node's load wait for the one before (a
-  // slot holds 3.3 events on average in a synchronised fabric, where many frames end at
-  // the same picosecond).
+  // A slot lists its events' nodes in one cache line, from head_ to tail_. They are put in
+  // key order once, when the slot first holds the front (a slot holds 3.3 events on
+  // average in a synchronised fabric, where many frames end at the same picosecond), and
+  // kept in order while it drains: a pop then takes the head, and the next event's handler
+  // is known early. A push to any other slot appends, reading no other node.
   struct alignas(64) Slot {
     std::array<uint32_t, kSlotCapacity> node;
   };
@@ -130,20 +134,29 @@ class EventQueue {
       nodes_.emplace_back();
     }
     nodes_[n].entry = EventEntry{key, payload};
-    slots_[slot].node[count_[slot]++] = n;
+    Slot& listed = slots_[slot];
+    uint8_t pos = tail_[slot]++;
+    if (sorted_[slot]) {
+      const uint8_t head = head_[slot];
+      while (pos > head && key < nodes_[listed.node[pos - 1]].entry.key) {
+        listed.node[pos] = listed.node[pos - 1];
+        --pos;
+      }
+    }
+    listed.node[pos] = n;
     busy_[slot >> 6] |= uint64_t{1} << (slot & 63);
     busy_words_ |= uint64_t{1} << (slot >> 6);
     ++wheel_size_;
   }
-  // Takes the event listed at `pos` of `slot` out of the wheel.
-  EventEntry unlink(size_t slot, uint8_t pos) {
-    const uint32_t n = slots_[slot].node[pos];
-    // The order within a slot does not matter (a pop scans them all): the last fills the gap.
-    const uint8_t last = --count_[slot];
-    slots_[slot].node[pos] = slots_[slot].node[last];
+  // Takes the smallest event of `slot` out of the wheel.
+  EventEntry unlink_front(size_t slot) {
+    const uint32_t n = slots_[slot].node[head_[slot]];
     free_nodes_.push_back(n);
     --wheel_size_;
-    if (last == 0) {
+    if (++head_[slot] == tail_[slot]) {
+      head_[slot] = 0;
+      tail_[slot] = 0;
+      sorted_[slot] = 0;
       busy_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
       if (busy_[slot >> 6] == 0) busy_words_ &= ~(uint64_t{1} << (slot >> 6));
     }
@@ -161,15 +174,19 @@ class EventQueue {
     return e;
   }
   size_t first_busy_slot() const;
+  // Puts the slot's events in key order (insertion sort: a handful of events).
+  void sort_slot(size_t slot);
   // Finds the smallest event (wheel or heap) and remembers where it is.
   EventKey front_key();
 
   int width_log2_ = kDefaultWidthLog2;
   uint64_t cursor_ = 0;  // absolute slot of the last event taken: the wheel holds none earlier
   std::vector<Slot> slots_ = std::vector<Slot>(kSlots);  // on the heap: 256 KiB
-  std::array<uint8_t, kSlots> count_{};                  // events in each slot
-  std::array<uint64_t, kSlots / 64> busy_{};             // bit s: slot s holds events
-  uint64_t busy_words_ = 0;                              // bit w: busy_[w] != 0
+  std::array<uint8_t, kSlots> head_{};  // each slot's events are listed in [head_, tail_)
+  std::array<uint8_t, kSlots> tail_{};
+  std::array<uint8_t, kSlots> sorted_{};      // 1: the slot's events are listed in key order
+  std::array<uint64_t, kSlots / 64> busy_{};  // bit s: slot s holds events
+  uint64_t busy_words_ = 0;                   // bit w: busy_[w] != 0
   std::vector<Node> nodes_;
   std::vector<uint32_t> free_nodes_;
   size_t wheel_size_ = 0;
@@ -181,7 +198,8 @@ class EventQueue {
   bool front_in_wheel_ = false;
   size_t front_slot_ = 0;
   uint32_t front_node_ = kNil;
-  uint8_t front_pos_ = 0;  // where front_node_ is listed in its slot
+  static constexpr size_t kNoSlot = SIZE_MAX;
+  size_t hint_slot_ = kNoSlot;  // the slot take_due took from
 };
 
 }  // namespace rocelab
