@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <iterator>
+#include <map>
 #include <vector>
 
 #include "sim/event_queue.h"
@@ -82,6 +83,73 @@ TEST(EventQueue, MatchesReferenceUnderMonotonePushesAndPeeks) {
       push(now + delays[rng.below(std::size(delays))] + static_cast<int64_t>(rng.below(100)));
   }
   EXPECT_EQ(q.size(), ref.size());
+}
+
+// The simulator's loop: take_due with a horizon, events pushed with sequence numbers
+// reserved earlier (they order among equal times as if pushed then), bursts that fill a
+// slot, and pushes into the slot being drained. Order is (time, sequence), exactly.
+TEST(EventQueue, TakeDueWithReservedSequencesMatchesReference) {
+  EventQueue q;
+  std::map<std::pair<int64_t, uint64_t>, uint64_t> ref;  // (time, seq) -> arg
+  RandomStream rng(12, "eq-take");
+  const int64_t delays[] = {0, 1, 80, 1000, 86560, 1000000, 55000000};
+  std::vector<uint64_t> reserved;
+  int64_t now = 0;
+  uint64_t next_arg = 0;
+  auto push = [&](int64_t t, bool use_reserved) {
+    uint64_t seq;
+    if (use_reserved && !reserved.empty()) {
+      seq = reserved.back();
+      reserved.pop_back();
+      q.push_reserved(Time{t}, seq, 0, 0, next_arg);
+    } else {
+      seq = q.reserve_seq();  // what push() takes
+      q.push_reserved(Time{t}, seq, 0, 0, next_arg);
+    }
+    ref[{t, seq}] = next_arg++;
+  };
+  for (int step = 0; step < 30000; ++step) {
+    if (rng.below(4) == 0) reserved.push_back(q.reserve_seq());
+    const int pushes = static_cast<int>(rng.below(rng.below(50) == 0 ? 40 : 3));
+    for (int k = 0; k < pushes || ref.empty(); ++k)
+      push(now + delays[rng.below(std::size(delays))] + static_cast<int64_t>(rng.below(3)),
+           rng.below(3) == 0);
+    const int64_t until = now + static_cast<int64_t>(rng.below(2000));
+    EventEntry e;
+    const bool due = ref.begin()->first.first <= until;
+    ASSERT_EQ(q.take_due(Time{until}, e), due);
+    if (!due) {
+      now = until;
+      continue;
+    }
+    ASSERT_EQ(event_key_time(e.key), ref.begin()->first.first);
+    ASSERT_EQ(static_cast<uint64_t>(e.key), ref.begin()->first.second);
+    ASSERT_EQ(e.payload.arg, ref.begin()->second);
+    ref.erase(ref.begin());
+    now = event_key_time(e.key);
+  }
+  EXPECT_EQ(q.size(), ref.size());
+}
+
+// After take_due, the hint names the handler of the next event of the same slot.
+TEST(EventQueue, NextTargetHintNamesTheNextEventOfTheSlot) {
+  EventQueue q;
+  q.push(Time{5000}, 9, 0, 0);
+  q.push(Time{5000}, 7, 0, 0);
+  q.push(Time{4990}, 8, 0, 0);
+  q.push(Time{90000}, 6, 0, 0);  // another slot
+  EventEntry e;
+  ASSERT_TRUE(q.take_due(Time{100000}, e));
+  EXPECT_EQ(e.payload.target, 8u);
+  EXPECT_EQ(q.next_target_hint(), 9u);
+  ASSERT_TRUE(q.take_due(Time{100000}, e));
+  EXPECT_EQ(e.payload.target, 9u);
+  EXPECT_EQ(q.next_target_hint(), 7u);
+  ASSERT_TRUE(q.take_due(Time{100000}, e));
+  EXPECT_EQ(e.payload.target, 7u);
+  EXPECT_EQ(q.next_target_hint(), EventQueue::kNoTarget);
+  ASSERT_TRUE(q.take_due(Time{100000}, e));
+  EXPECT_EQ(e.payload.target, 6u);
 }
 
 // Hundreds of events at one instant overflow the wheel's slot into the heap after the

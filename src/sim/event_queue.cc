@@ -35,11 +35,12 @@ EventKey EventQueue::front_key() {
   if (wheel_size_ > 0 && !front_known_) {
     front_slot_ = first_busy_slot();
     if (!sorted_[front_slot_]) sort_slot(front_slot_);
-    front_node_ = slots_[front_slot_].node[head_[front_slot_]];
   }
-  front_in_wheel_ = wheel_size_ > 0 && nodes_[front_node_].entry.key < far_front_;
+  const EventKey wheel_front =
+      wheel_size_ > 0 ? nodes_[slots_[front_slot_].node[head_[front_slot_]]].entry.key : kNoKey;
+  front_in_wheel_ = wheel_front < far_front_;
   front_known_ = true;
-  return front_in_wheel_ ? nodes_[front_node_].entry.key : far_front_;
+  return front_in_wheel_ ? wheel_front : far_front_;
 }
 
 Event EventQueue::pop() {

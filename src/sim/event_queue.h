@@ -3,8 +3,9 @@
 // Events are ordered by (time, insertion sequence), so ties break deterministically. Most
 // of a fabric's events are due within one link delay plus a frame (the next frame end, the
 // next delivery); those go into a wheel of 4096 slots of 2^width_log2 ps each (1.024 ns by
-// default, a 4.2 us horizon), where a push files the event's node in its slot, in key order,
-// and a pop takes the first of the first non-empty slot, found from a bitmap. Events beyond the
+// default, a 4.2 us horizon), where a push files the event's node in its slot and a pop
+// takes the first of the first non-empty slot, found from a bitmap (a slot is sorted once it
+// holds the front). Events beyond the
 // horizon (timers, most of them stale by the time they fire) and the rare crowded slot go
 // to the radix heap. A pop compares the two fronts, so which store holds an event never
 // changes the order. Nothing is allocated per event once the stores reach their working
@@ -105,14 +106,14 @@ class EventQueue {
   }
 
  private:
-  static constexpr uint32_t kNil = UINT32_MAX;
-  // A slot filled up to this many places sends further events to the heap.
+  // A slot whose places up to this many have been used since it last emptied sends further
+  // events to the heap (a slot drains from its head, so a freed place is reused only then).
   static constexpr uint8_t kSlotCapacity = 16;
   // A slot lists its events' nodes in one cache line, from head_ to tail_. They are put in
   // key order once, when the slot first holds the front (a slot holds 3.3 events on
   // average in a synchronised fabric, where many frames end at the same picosecond), and
-  // kept in order while it drains: a pop then takes the head, and the next event's handler
-  // is known early. A push to any other slot appends, reading no other node.
+  // kept in order until it empties: a pop then takes the head, and the next event's handler
+  // is known early. A push to a slot never sorted appends, reading no other node.
   struct alignas(64) Slot {
     std::array<uint32_t, kSlotCapacity> node;
   };
@@ -197,7 +198,6 @@ class EventQueue {
   bool front_known_ = false;
   bool front_in_wheel_ = false;
   size_t front_slot_ = 0;
-  uint32_t front_node_ = kNil;
   static constexpr size_t kNoSlot = SIZE_MAX;
   size_t hint_slot_ = kNoSlot;  // the slot take_due took from
 };
