@@ -16,28 +16,16 @@ size_t EventQueue::first_busy_slot() const {
 }
 
 void EventQueue::sort_slot(size_t slot) {
-  Slot& listed = slots_[slot];
-  const uint8_t head = head_[slot];
-  for (uint8_t i = head + 1; i < tail_[slot]; ++i) {
-    const uint32_t n = listed.node[i];
-    const EventKey key = nodes_[n].entry.key;
-    uint8_t pos = i;
-    while (pos > head && key < nodes_[listed.node[pos - 1]].entry.key) {
-      listed.node[pos] = listed.node[pos - 1];
-      --pos;
-    }
-    listed.node[pos] = n;
+  for (uint8_t i = head_[slot] + 1; i < tail_[slot]; ++i) {
+    const uint32_t n = slots_[slot].node[i];
+    insert_in_order(slot, i, n, nodes_[n].entry.key);
   }
   sorted_[slot] = 1;
 }
 
 EventKey EventQueue::front_key() {
-  if (wheel_size_ > 0 && !front_known_) {
-    front_slot_ = first_busy_slot();
-    if (!sorted_[front_slot_]) sort_slot(front_slot_);
-  }
-  const EventKey wheel_front =
-      wheel_size_ > 0 ? nodes_[slots_[front_slot_].node[head_[front_slot_]]].entry.key : kNoKey;
+  if (wheel_size_ > 0 && !front_known_) front_slot_ = front_slot();
+  const EventKey wheel_front = wheel_size_ > 0 ? head_key(front_slot_) : kNoKey;
   front_in_wheel_ = wheel_front < far_front_;
   front_known_ = true;
   return front_in_wheel_ ? wheel_front : far_front_;

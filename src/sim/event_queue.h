@@ -4,12 +4,11 @@
 // of a fabric's events are due within one link delay plus a frame (the next frame end, the
 // next delivery); those go into a wheel of 4096 slots of 2^width_log2 ps each (1.024 ns by
 // default, a 4.2 us horizon), where a push files the event's node in its slot and a pop
-// takes the first of the first non-empty slot, found from a bitmap (a slot is sorted once it
-// holds the front). Events beyond the
-// horizon (timers, most of them stale by the time they fire) and the rare crowded slot go
-// to the radix heap. A pop compares the two fronts, so which store holds an event never
-// changes the order. Nothing is allocated per event once the stores reach their working
-// size.
+// takes the first of the first non-empty slot, found from a bitmap (a slot is sorted once
+// it holds the front). Events beyond the horizon (timers, most of them stale by the time
+// they fire) and the rare crowded slot go to the radix heap. A pop compares the two fronts, so
+// which store holds an event never changes the order. Nothing is allocated per event once the
+// stores reach their working size.
 #pragma once
 
 #include <array>
@@ -87,9 +86,8 @@ class EventQueue {
     EventKey best = kNoKey;
     size_t slot = 0;
     if (wheel_size_ > 0) {
-      slot = first_busy_slot();
-      if (!sorted_[slot]) sort_slot(slot);
-      best = nodes_[slots_[slot].node[head_[slot]]].entry.key;
+      slot = front_slot();
+      best = head_key(slot);
     }
     if (far_front_ < best) {  // the heap's front is earlier (kNoKey: the heap is empty)
       if (event_key_time(far_front_) > until.ps) return false;
@@ -135,16 +133,12 @@ class EventQueue {
       nodes_.emplace_back();
     }
     nodes_[n].entry = EventEntry{key, payload};
-    Slot& listed = slots_[slot];
-    uint8_t pos = tail_[slot]++;
+    const uint8_t pos = tail_[slot]++;
     if (sorted_[slot]) {
-      const uint8_t head = head_[slot];
-      while (pos > head && key < nodes_[listed.node[pos - 1]].entry.key) {
-        listed.node[pos] = listed.node[pos - 1];
-        --pos;
-      }
+      insert_in_order(slot, pos, n, key);
+    } else {
+      slots_[slot].node[pos] = n;
     }
-    listed.node[pos] = n;
     busy_[slot >> 6] |= uint64_t{1} << (slot & 63);
     busy_words_ |= uint64_t{1} << (slot >> 6);
     ++wheel_size_;
@@ -175,8 +169,26 @@ class EventQueue {
     return e;
   }
   size_t first_busy_slot() const;
+  // The first busy slot, sorted (the wheel must not be empty).
+  size_t front_slot() {
+    const size_t slot = first_busy_slot();
+    if (!sorted_[slot]) sort_slot(slot);
+    return slot;
+  }
+  EventKey head_key(size_t slot) const { return nodes_[slots_[slot].node[head_[slot]]].entry.key; }
   // Puts the slot's events in key order (insertion sort: a handful of events).
   void sort_slot(size_t slot);
+  // Lists node `n` (key `key`) at place `pos` of the slot or, moving later ones up, before
+  // it: the places from the head to pos - 1 hold events in key order.
+  void insert_in_order(size_t slot, uint8_t pos, uint32_t n, EventKey key) {
+    Slot& listed = slots_[slot];
+    const uint8_t head = head_[slot];
+    while (pos > head && key < nodes_[listed.node[pos - 1]].entry.key) {
+      listed.node[pos] = listed.node[pos - 1];
+      --pos;
+    }
+    listed.node[pos] = n;
+  }
   // Finds the smallest event (wheel or heap) and remembers where it is.
   EventKey front_key();
 
