@@ -92,6 +92,7 @@ class Dcqcn final : public DcqcnReceiverHalf, private EventHandler {
     TimerSlot increase_timer;
   };
 
+  friend class Simulator;                               // delivers the timers to on_event
   void on_event(uint32_t kind, uint64_t arg) override;  // the timers
   void increase(FlowId f);
   void apply(FlowId f);

@@ -60,6 +60,7 @@ class DcqcnMlx final : public DcqcnReceiverHalf, private EventHandler {
     TimerSlot increase_timer;
   };
 
+  friend class Simulator;                               // delivers the timers to on_event
   void on_event(uint32_t kind, uint64_t arg) override;  // the timers
   void advance_alpha(State& s, Time now) const;
   void schedule_check(FlowId f, Time now);

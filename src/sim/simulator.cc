@@ -52,8 +52,9 @@ void Simulator::run_until(Time until) {
     // The next event's handler is loaded while this one runs: each event's first miss is
     // its handler object, last touched many events ago.
     const uint32_t next = queue_.next_target_hint();
-    if (next != EventQueue::kNoTarget) __builtin_prefetch(handlers_[next]);
-    handlers_[e.payload.target]->on_event(e.payload.kind, e.payload.arg);
+    if (next != EventQueue::kNoTarget) __builtin_prefetch(handlers_[next].object);
+    const HandlerEntry& h = handlers_[e.payload.target];
+    h.on_event(h.object, e.payload.kind, e.payload.arg);
   }
   // With events left beyond `until`, the clock stands at `until`; with none left it stays
   // at the last event, so that a drained simulation reports when it really ended.
