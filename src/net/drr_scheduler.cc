@@ -1,5 +1,7 @@
 #include "net/drr_scheduler.h"
 
+#include <bit>
+
 namespace rocelab {
 
 DrrScheduler::DrrScheduler(size_t num_queues, uint32_t quantum_bytes)
@@ -13,11 +15,59 @@ size_t DrrScheduler::pick(const QueueState& queues) {
   if (listed_) return pick_listed(queues);
   // Ports of up to 32 queues keep ready bits: one load instead of a ring and a pause flag
   // per queue visited.
-  if (queues.has_ready_mask()) {
-    const uint32_t ready = queues.ready_mask();
-    return walk(queues, [ready](size_t q) { return ((ready >> q) & 1u) != 0; });
-  }
+  if (queues.has_ready_mask()) return walk_ready_bits(queues, queues.ready_mask());
+  return pick_by_visits(queues);
+}
+
+size_t DrrScheduler::pick_by_visits(const QueueState& queues) {
   return walk(queues, [&queues](size_t q) { return queues.ready(q); });
+}
+
+// walk() visit for visit, but a run of idle (or paused) queues costs one count-trailing-
+// zeros and the zeroing of the credited ones among them. With one busy class, as in most
+// fabrics, each frame that spends the deficit would otherwise walk a lap of idle queues.
+size_t DrrScheduler::walk_ready_bits(const QueueState& queues, uint32_t ready) {
+  const uint32_t n = num_queues_;
+  const uint32_t visits = 2 * n + 1;
+  const uint64_t all = (uint64_t{1} << n) - 1;
+  ready &= static_cast<uint32_t>(all);
+  uint32_t used = 0;
+  while (used < visits) {
+    // Idle queues from rr_ to the next ready one, going round.
+    const uint64_t twice = (uint64_t{ready} << n) | ready;  // bit rr_ + k: queue rr_ + k
+    const uint64_t ahead = (twice >> rr_) & all;
+    const uint32_t idle = ahead ? static_cast<uint32_t>(std::countr_zero(ahead)) : visits;
+    if (idle >= visits - used) {  // the walk ends before it reaches a ready queue
+      skip_idle(visits - used);
+      return kNone;
+    }
+    skip_idle(idle);
+    used += idle + 1;
+    if (fresh_) {
+      deficit_[rr_] += static_cast<int32_t>(quantum_bytes_);
+      credited_ |= 1u << rr_;
+      fresh_ = false;
+    }
+    if (int64_t{deficit_[rr_]} >= int64_t{queues.head_bytes(rr_)}) return rr_;
+    advance();
+  }
+  return kNone;
+}
+
+void DrrScheduler::skip_idle(uint32_t count) {
+  if (count == 0) return;
+  const uint32_t n = num_queues_;
+  // Visits past a full lap zero nothing more.
+  const uint32_t span = count < n ? count : n;
+  const uint64_t run = ((uint64_t{1} << span) - 1) << rr_;  // bits rr_ .. rr_ + span - 1
+  const uint32_t covered = static_cast<uint32_t>((run | (run >> n)) & ((uint64_t{1} << n) - 1));
+  for (uint32_t zero = credited_ & covered; zero != 0; zero &= zero - 1)
+    deficit_[std::countr_zero(zero)] = 0;
+  credited_ &= ~covered;
+  uint32_t next = rr_ + count;  // count is at most 2n + 1 visits: no division needed
+  while (next >= n) next -= n;
+  rr_ = next;
+  fresh_ = true;
 }
 
 template <class Ready>
@@ -33,6 +83,7 @@ size_t DrrScheduler::walk(const QueueState& queues, Ready ready) {
     }
     if (fresh_) {
       deficit_[rr_] += static_cast<int32_t>(quantum_bytes_);
+      if (rr_ < 32) credited_ |= 1u << rr_;
       fresh_ = false;
     }
     if (int64_t{deficit_[rr_]} >= int64_t{queues.head_bytes(rr_)}) return rr_;

@@ -28,10 +28,18 @@ class alignas(64) DrrScheduler final : public EgressScheduler {
   }
   size_t pick(const QueueState& queues) override;
   void on_sent(size_t queue, uint32_t bytes, bool queue_now_empty) override;
+  // The visit-by-visit walk over the first `n` queues, the definition pick() follows; kept
+  // public so that tests can hold the ready-bit walk to it.
+  size_t pick_by_visits(const QueueState& queues);
 
  private:
   template <class Ready>
   size_t walk(const QueueState& queues, Ready ready);
+  // The same walk from the ready bits: a run of idle queues is crossed at once.
+  size_t walk_ready_bits(const QueueState& queues, uint32_t ready);
+  // Zeroes the deficits of the `count` queues from rr_ on (going round) and moves rr_ past
+  // them, as that many visits to idle queues would.
+  void skip_idle(uint32_t count);
   size_t pick_listed(const QueueState& queues);
   void advance() {
     rr_ = rr_ + 1 == num_queues_ ? 0 : rr_ + 1;
@@ -47,6 +55,9 @@ class alignas(64) DrrScheduler final : public EgressScheduler {
   uint32_t quantum_bytes_;
   bool fresh_ = true;  // the current queue has not had its quantum for this visit
   int32_t inline_deficit_[kInlineQueues] = {};
+  // Ports of up to 32 queues: bit q set when queue q may hold a non-zero deficit, so that
+  // skip_idle zeroes only those.
+  uint32_t credited_ = 0;
   std::vector<int32_t> spill_deficit_;  // ports of more than kInlineQueues queues
   // Ports of more than kListQueues queues (SFQ's 1000) keep the classic DRR active list:
   // a pick visits the queues holding packets, not every queue.
