@@ -37,27 +37,27 @@ struct alignas(64) Packet {
   bool first_of_flow = false;  // data: the flow's first packet, first sent (BFC §3.7 mark)
   uint16_t control_kind = 0;   // kControl: which scheme's message (PacketStateLayout::control_kind)
   PortId ingress_port;         // port it arrived on at the current switch (for MMU release)
-  PacketId self;               // its own id (scheme fields are found by it: NetContext::field)
+  uint16_t sport = 0;
+  PacketId self;  // its own id (scheme fields are found by it: NetContext::field)
 
-  uint32_t wire_bytes = 0;     // bytes serialized on the link (headers + payload + phy)
-  uint32_t payload_bytes = 0;  // RDMA payload carried (data only)
-
-  NodeId src;  // sending host
-  NodeId dst;  // receiving host
-  FlowId flow;
+  // The first cache line holds what a switch reads (routing, buffering, marking, the
+  // wire); the second what only the hosts read, so a switch hop touches one line.
+  uint32_t wire_bytes = 0;  // bytes serialized on the link (headers + payload + phy)
+  NodeId src;               // sending host
+  NodeId dst;               // receiving host
   // The frames on a link's wire form a list through the packets themselves (EgressPort):
   // the frame behind this one and when it arrives, read with the line a delivery loads.
   PacketId next_on_wire;
-  uint64_t seq = 0;  // data: offset of the first payload byte; ack/nak: cumulative ack
-  Time next_on_wire_arrival;
   uint32_t flow_hash = 0;  // hash of the 5-tuple, computed once at the NIC
-  uint16_t sport = 0;
-  uint16_t dport = 4791;  // RoCEv2 UDP port
-
   // With source_routed: the remaining hop choices of an explicit end-to-end path, one
   // mixed-radix digit per multi-choice hop.
   uint32_t path_digits = 0;
+  uint16_t dport = 4791;  // RoCEv2 UDP port
+  Time next_on_wire_arrival;
+  uint32_t payload_bytes = 0;  // RDMA payload carried (data only)
+  FlowId flow;
 
+  uint64_t seq = 0;       // data: offset of the first payload byte; ack/nak: cumulative ack
   Time sent_time;         // departure from the sender NIC (data); echoed in ACK/NAK
   uint64_t sack_seq = 0;  // NAK under selective repeat: the out-of-order packet it reports;
                           // ACK: the data packet it answers (MP-RDMA reads it)
