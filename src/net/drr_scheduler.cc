@@ -1,11 +1,13 @@
 #include "net/drr_scheduler.h"
 
 #include <bit>
+#include <stdexcept>
 
 namespace rocelab {
 
 DrrScheduler::DrrScheduler(size_t num_queues, uint32_t quantum_bytes)
     : num_queues_(static_cast<uint32_t>(num_queues)), quantum_bytes_(quantum_bytes) {
+  if (num_queues == 0) throw std::invalid_argument("DRR needs at least one queue");
   if (num_queues > kInlineQueues) spill_deficit_.assign(num_queues, 0);
   deficit_ = num_queues > kInlineQueues ? spill_deficit_.data() : inline_deficit_;
   if (num_queues > kListQueues) listed_ = std::make_unique<uint8_t[]>(num_queues);

@@ -28,8 +28,8 @@ class alignas(64) DrrScheduler final : public EgressScheduler {
   }
   size_t pick(const QueueState& queues) override;
   void on_sent(size_t queue, uint32_t bytes, bool queue_now_empty) override;
-  // The visit-by-visit walk over the first `n` queues, the definition pick() follows; kept
-  // public so that tests can hold the ready-bit walk to it.
+  // The visit-by-visit walk, the definition pick() follows; public so that tests can hold
+  // the ready-bit walk to it.
   size_t pick_by_visits(const QueueState& queues);
 
  private:
@@ -46,8 +46,9 @@ class alignas(64) DrrScheduler final : public EgressScheduler {
     fresh_ = true;
   }
 
-  // The whole state of a port of up to kInlineQueues queues is one cache line, read per
-  // frame. A deficit stays below one quantum plus one frame, so 32 bits hold it.
+  // The state of a port of up to kInlineQueues queues, read per frame: the first cache
+  // line, then credited_ and listed_ in the second. A deficit stays below one
+  // quantum plus one frame, so 32 bits hold it.
   static constexpr size_t kInlineQueues = 8;
   int32_t* deficit_;  // inline_deficit_ or spill_deficit_
   uint32_t rr_ = 0;

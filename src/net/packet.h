@@ -40,8 +40,9 @@ struct alignas(64) Packet {
   uint16_t sport = 0;
   PacketId self;  // its own id (scheme fields are found by it: NetContext::field)
 
-  // The first cache line holds what a switch reads (routing, buffering, marking, the
-  // wire); the second what only the hosts read, so a switch hop touches one line.
+  // The first cache line holds what every switch reads (routing, buffering, marking, the
+  // wire list); the second what only the hosts read and the scheme fields (inline_state),
+  // so a switch hop under a scheme without packet fields (ECMP, DCQCN) touches one line.
   uint32_t wire_bytes = 0;  // bytes serialized on the link (headers + payload + phy)
   NodeId src;               // sending host
   NodeId dst;               // receiving host
