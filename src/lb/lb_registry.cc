@@ -24,7 +24,7 @@ const Registry<LbConfigFactory>& lb_registry() {
   static const Registry<LbConfigFactory> registry = [] {
     Registry<LbConfigFactory> r;
     r.add("ecmp", "per-flow 5-tuple hash over equal-cost next hops",
-          [] { return std::make_unique<StatelessConfig<Ecmp>>(); });
+          [] { return std::make_unique<EcmpConfig>(); });
     r.add("rps", "random packet spraying: a random next hop per packet (Dixit et al.)",
           [] { return std::make_unique<StatelessConfig<Rps>>(); });
     r.add("letflow", "flowlets on random next hops (Vanini et al., NSDI'17)",
