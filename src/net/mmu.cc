@@ -16,13 +16,10 @@ int64_t pfc_headroom_bytes(const PfcConfig& pfc, const WireModel& wire, BitsPerS
 
 void Mmu::init(const SwitchConfig& cfg, const std::vector<int64_t>& headroom_per_port,
                const std::vector<BitsPerSec>& rate_per_port) {
-  cfg_ = cfg;
+  pfc_ = cfg.pfc;
   headroom_per_port_ = headroom_per_port;
   const size_t n = headroom_per_port.size() * kPriorities;
-  guaranteed_used_.assign(n, 0);
-  shared_used_.assign(n, 0);
-  headroom_used_.assign(n, 0);
-  pause_sent_.assign(n, 0);
+  ingress_.assign(n, Ingress{});
   int64_t reserved = 0;
   if (cfg.pfc.enabled) {
     const int lossless_classes = std::popcount(cfg.pfc.lossless_priorities & 0xffu);
@@ -38,29 +35,29 @@ void Mmu::init(const SwitchConfig& cfg, const std::vector<int64_t>& headroom_per
 }
 
 int64_t Mmu::xoff_threshold(PortId in) const {
-  if (cfg_.pfc.mode == PfcThresholdMode::kStatic) return cfg_.pfc.static_xoff_bytes;
+  if (pfc_.mode == PfcThresholdMode::kStatic) return pfc_.static_xoff_bytes;
   const int64_t free_bytes = std::max<int64_t>(0, shared_capacity_ - shared_total_);
   return static_cast<int64_t>(alpha_per_port_[in.index()] * static_cast<double>(free_bytes));
 }
 
 bool Mmu::admit(PortId in, Priority prio, int64_t bytes) {
-  const size_t i = slot(in, prio);
+  Ingress& c = ingress_[slot(in, prio)];
   // The class's own guaranteed bytes first (no PFC count, no shared pool).
-  const bool pool_full_mode = cfg_.pfc.headroom_when_pool_full;
-  if (lossless(prio) && guaranteed_used_[i] + bytes <= cfg_.pfc.guaranteed_bytes) {
-    guaranteed_used_[i] += bytes;
+  const bool pool_full_mode = pfc_.headroom_when_pool_full;
+  if (lossless(prio) && c.guaranteed + bytes <= pfc_.guaranteed_bytes) {
+    c.guaranteed += bytes;
     if (pool_full_mode) shared_total_ += bytes;
     return true;
   }
   const bool under_threshold =
-      (pool_full_mode && lossless(prio)) || shared_used_[i] + bytes <= xoff_threshold(in);
+      (pool_full_mode && lossless(prio)) || c.shared + bytes <= xoff_threshold(in);
   if (under_threshold && shared_total_ + bytes <= shared_capacity_) {
-    shared_used_[i] += bytes;
+    c.shared += bytes;
     shared_total_ += bytes;
     return true;
   }
-  if (lossless(prio) && headroom_used_[i] + bytes <= headroom_per_port_[in.index()]) {
-    headroom_used_[i] += bytes;
+  if (lossless(prio) && c.headroom + bytes <= headroom_per_port_[in.index()]) {
+    c.headroom += bytes;
     headroom_total_used_ += bytes;
     return true;
   }
@@ -70,44 +67,43 @@ bool Mmu::admit(PortId in, Priority prio, int64_t bytes) {
 void Mmu::release(PortId in, Priority prio, int64_t bytes) {
   // Headroom drains first, so the ingress leaves the paused state as early as it may; the
   // guaranteed bytes last, as a counter that counts from zero would.
-  const size_t i = slot(in, prio);
-  const int64_t from_headroom = std::min(bytes, headroom_used_[i]);
-  headroom_used_[i] -= from_headroom;
+  Ingress& c = ingress_[slot(in, prio)];
+  const int64_t from_headroom = std::min(bytes, c.headroom);
+  c.headroom -= from_headroom;
   headroom_total_used_ -= from_headroom;
-  const int64_t from_shared = std::min(bytes - from_headroom, shared_used_[i]);
-  shared_used_[i] -= from_shared;
+  const int64_t from_shared = std::min(bytes - from_headroom, c.shared);
+  c.shared -= from_shared;
   shared_total_ -= from_shared;
   const int64_t from_guaranteed = bytes - from_headroom - from_shared;
-  guaranteed_used_[i] -= from_guaranteed;
-  if (cfg_.pfc.headroom_when_pool_full) shared_total_ -= from_guaranteed;
+  c.guaranteed -= from_guaranteed;
+  if (pfc_.headroom_when_pool_full) shared_total_ -= from_guaranteed;
 }
 
 bool Mmu::take_pause(PortId in, Priority prio) {
-  const size_t i = slot(in, prio);
-  if (!lossless(prio) || pause_sent_[i]) return false;
+  Ingress& c = ingress_[slot(in, prio)];
+  if (!lossless(prio) || c.pause_sent) return false;
   // XOFF once the counter reaches the threshold or spills into headroom.
-  if (headroom_used_[i] == 0 && shared_used_[i] < xoff_threshold(in)) return false;
-  pause_sent_[i] = 1;
+  if (c.headroom == 0 && c.shared < xoff_threshold(in)) return false;
+  c.pause_sent = true;
   return true;
 }
 
 bool Mmu::take_resume(PortId in, Priority prio) {
-  const size_t i = slot(in, prio);
-  if (!pause_sent_[i] || headroom_used_[i] > 0) return false;
-  if (shared_used_[i] > 0 && shared_used_[i] + cfg_.pfc.resume_offset_bytes > xoff_threshold(in))
-    return false;
-  pause_sent_[i] = 0;
+  Ingress& c = ingress_[slot(in, prio)];
+  if (!c.pause_sent || c.headroom > 0) return false;
+  if (c.shared > 0 && c.shared + pfc_.resume_offset_bytes > xoff_threshold(in)) return false;
+  c.pause_sent = false;
   return true;
 }
 
 std::string Mmu::check_drained() const {
-  for (size_t i = 0; i < guaranteed_used_.size(); ++i)
-    if (guaranteed_used_[i] != 0) return "guaranteed counter " + std::to_string(i) + " not zero";
+  for (size_t i = 0; i < ingress_.size(); ++i)
+    if (ingress_[i].guaranteed != 0) return "guaranteed counter " + std::to_string(i) + " not zero";
   if (shared_total_ != 0 || headroom_total_used_ != 0)
     return "buffer not empty: shared " + std::to_string(shared_total_) + " B, headroom " +
            std::to_string(headroom_total_used_) + " B";
-  for (size_t i = 0; i < shared_used_.size(); ++i)
-    if (shared_used_[i] != 0 || headroom_used_[i] != 0)
+  for (size_t i = 0; i < ingress_.size(); ++i)
+    if (ingress_[i].shared != 0 || ingress_[i].headroom != 0)
       return "ingress counter " + std::to_string(i) + " not zero";
   return {};
 }
