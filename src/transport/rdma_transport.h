@@ -153,11 +153,27 @@ class RdmaTransport final : public HostAgent, public EventHandler {
     }
   };
   struct Sender {
-    NodeId src, dst;
+    // First, what the NIC's scan of its active flows reads for each (pull_data, next_seq):
+    // a flow that cannot send costs one cache line, not four.
+    bool hold = false;
+    bool in_recovery = false;
+    bool started = false;
+    bool start_queued = false;  // its start event is in the simulator's queue
+    bool finished = false;
+    bool counted_unsent = false;  // counted in its host's with_unsent
+    uint16_t sport = 0;
+    uint32_t flow_hash = 0;
+    uint16_t dport = 0;
     uint64_t size = 0;
     uint64_t snd_una = 0;
     uint64_t snd_nxt = 0;
+    uint64_t window_bytes = 0;      // the scheme's window (0 = none)
+    uint64_t window_cap_bytes = 0;  // CongestionControl::window_cap_bdp (0 = none)
+    Time next_send;
+    NodeId src, dst;
     uint64_t high_sent = 0;  // highest byte ever sent (tells retransmissions apart)
+    BitsPerSec line_rate_bps = 0;
+    BitsPerSec rate_bps = 0;
     // Selective repeat (IRN §3.1): packets the receiver reported holding, and the current
     // recovery episode: resend the unsacked packets in [rtx_next, sack_high) once, until
     // the cumulative ack passes recovery_point.
@@ -165,22 +181,8 @@ class RdmaTransport final : public HostAgent, public EventHandler {
     uint64_t sack_high = 0;
     uint64_t rtx_next = 0;
     uint64_t recovery_point = 0;
-    bool in_recovery = false;
-    uint64_t window_bytes = 0;      // the scheme's window (0 = none)
-    uint64_t window_cap_bytes = 0;  // CongestionControl::window_cap_bdp (0 = none)
-    BitsPerSec line_rate_bps = 0;
-    BitsPerSec rate_bps = 0;
-    Time next_send;
     Delta base_rtt;
     TimerSlot rto;
-    uint32_t flow_hash = 0;
-    uint16_t sport = 0;
-    uint16_t dport = 0;
-    bool started = false;
-    bool start_queued = false;  // its start event is in the simulator's queue
-    bool finished = false;
-    bool hold = false;
-    bool counted_unsent = false;  // counted in its host's with_unsent
   };
   struct Receiver {
     uint64_t rcv_nxt = 0;
