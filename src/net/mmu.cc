@@ -17,27 +17,37 @@ int64_t pfc_headroom_bytes(const PfcConfig& pfc, const WireModel& wire, BitsPerS
 void Mmu::init(const SwitchConfig& cfg, const std::vector<int64_t>& headroom_per_port,
                const std::vector<BitsPerSec>& rate_per_port) {
   pfc_ = cfg.pfc;
-  headroom_per_port_ = headroom_per_port;
-  const size_t n = headroom_per_port.size() * kPriorities;
-  ingress_.assign(n, Ingress{});
+  const size_t ports = headroom_per_port.size();
+  ingress_.assign(ports * kPriorities, Ingress{});
   int64_t reserved = 0;
   if (cfg.pfc.enabled) {
     const int lossless_classes = std::popcount(cfg.pfc.lossless_priorities & 0xffu);
     for (int64_t h : headroom_per_port) reserved += h * lossless_classes;
-    reserved += cfg.pfc.pool_reserve_per_port_bytes * static_cast<int64_t>(n / kPriorities);
+    reserved += cfg.pfc.pool_reserve_per_port_bytes * static_cast<int64_t>(ports);
   }
   shared_capacity_ = cfg.buffer_bytes - reserved;
-  alpha_per_port_.assign(headroom_per_port.size(), cfg.pfc.alpha);
   const BitsPerSec ref = cfg.pfc.alpha_rate_reference_bps;
-  for (size_t p = 0; ref > 0 && p < rate_per_port.size(); ++p)
-    for (BitsPerSec r = rate_per_port[p]; r > ref && alpha_per_port_[p] < 1; r /= 2)
-      alpha_per_port_[p] = std::min(1.0, alpha_per_port_[p] * 2);
+  for (size_t p = 0; p < ports; ++p) {
+    double alpha = cfg.pfc.alpha;
+    for (BitsPerSec r = p < rate_per_port.size() ? rate_per_port[p] : 0;
+         ref > 0 && r > ref && alpha < 1; r /= 2)
+      alpha = std::min(1.0, alpha * 2);
+    for (size_t prio = 0; prio < kPriorities; ++prio) {
+      Ingress& c = ingress_[p * kPriorities + prio];
+      c.headroom_limit = headroom_per_port[p];
+      c.alpha = alpha;
+    }
+  }
 }
 
 int64_t Mmu::xoff_threshold(PortId in) const {
+  return xoff_threshold(ingress_[slot(in, 0)]);
+}
+
+int64_t Mmu::xoff_threshold(const Ingress& c) const {
   if (pfc_.mode == PfcThresholdMode::kStatic) return pfc_.static_xoff_bytes;
   const int64_t free_bytes = std::max<int64_t>(0, shared_capacity_ - shared_total_);
-  return static_cast<int64_t>(alpha_per_port_[in.index()] * static_cast<double>(free_bytes));
+  return static_cast<int64_t>(c.alpha * static_cast<double>(free_bytes));
 }
 
 bool Mmu::admit(PortId in, Priority prio, int64_t bytes) {
@@ -50,13 +60,13 @@ bool Mmu::admit(PortId in, Priority prio, int64_t bytes) {
     return true;
   }
   const bool under_threshold =
-      (pool_full_mode && lossless(prio)) || c.shared + bytes <= xoff_threshold(in);
+      (pool_full_mode && lossless(prio)) || c.shared + bytes <= xoff_threshold(c);
   if (under_threshold && shared_total_ + bytes <= shared_capacity_) {
     c.shared += bytes;
     shared_total_ += bytes;
     return true;
   }
-  if (lossless(prio) && c.headroom + bytes <= headroom_per_port_[in.index()]) {
+  if (lossless(prio) && c.headroom + bytes <= c.headroom_limit) {
     c.headroom += bytes;
     headroom_total_used_ += bytes;
     return true;
@@ -83,7 +93,7 @@ bool Mmu::take_pause(PortId in, Priority prio) {
   Ingress& c = ingress_[slot(in, prio)];
   if (!lossless(prio) || c.pause_sent) return false;
   // XOFF once the counter reaches the threshold or spills into headroom.
-  if (c.headroom == 0 && c.shared < xoff_threshold(in)) return false;
+  if (c.headroom == 0 && c.shared < xoff_threshold(c)) return false;
   c.pause_sent = true;
   return true;
 }
@@ -91,7 +101,7 @@ bool Mmu::take_pause(PortId in, Priority prio) {
 bool Mmu::take_resume(PortId in, Priority prio) {
   Ingress& c = ingress_[slot(in, prio)];
   if (!c.pause_sent || c.headroom > 0) return false;
-  if (c.shared > 0 && c.shared + pfc_.resume_offset_bytes > xoff_threshold(in)) return false;
+  if (c.shared > 0 && c.shared + pfc_.resume_offset_bytes > xoff_threshold(c)) return false;
   c.pause_sent = false;
   return true;
 }

@@ -37,7 +37,7 @@ class Mmu {
 
   int64_t xoff_threshold(PortId in) const;
   int64_t shared_capacity() const { return shared_capacity_; }
-  int64_t headroom_of(PortId in) const { return headroom_per_port_[in.index()]; }
+  int64_t headroom_of(PortId in) const { return ingress_[slot(in, 0)].headroom_limit; }
   int64_t ingress_bytes(PortId in, Priority prio) const {
     const Ingress& c = ingress_[slot(in, prio)];
     return c.guaranteed + c.shared + c.headroom;
@@ -55,20 +55,23 @@ class Mmu {
 
   // The counters of one (ingress port, priority), side by side: admitting, releasing and
   // the PAUSE decision each read several of them, from one cache line.
-  struct alignas(32) Ingress {
+  // The port's dynamic-threshold alpha and headroom are copied into each of its slots, so
+  // that the threshold check reads no other line.
+  struct alignas(64) Ingress {
     int64_t guaranteed = 0;
     int64_t shared = 0;
     int64_t headroom = 0;
+    int64_t headroom_limit = 0;
+    double alpha = 0;
     bool pause_sent = false;
   };
+  int64_t xoff_threshold(const Ingress& c) const;
 
   PfcConfig pfc_;
   int64_t shared_capacity_ = 0;
   int64_t shared_total_ = 0;
   int64_t headroom_total_used_ = 0;
   std::vector<Ingress> ingress_;
-  std::vector<int64_t> headroom_per_port_;
-  std::vector<double> alpha_per_port_;
 };
 
 }  // namespace rocelab
