@@ -47,10 +47,11 @@ class Node {
   virtual bool may_pull(PortId /*port*/) const { return false; }
 
  protected:
+  // What each packet reads first (ports_ in the object's first line); the name last.
   NetContext& ctx_;
   NodeId id_;
-  NodeSpec spec_;
   std::vector<std::unique_ptr<EgressPort>> ports_;
+  NodeSpec spec_;
 };
 
 }  // namespace rocelab

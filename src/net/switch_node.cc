@@ -10,10 +10,10 @@ namespace rocelab {
 
 Switch::Switch(NetContext& ctx, NodeId id, const NodeSpec& spec, const SwitchConfig& cfg)
     : Node(ctx, id, spec),
-      cfg_(cfg),
-      view_(*this),
       ecmp_seed_(mix64(ctx.seed ^ hash_name("ecmp") ^ (uint64_t{id.index()} << 20))),
-      ns3_hash_(cfg.ecmp_hash == "ns3") {}
+      ns3_hash_(cfg.ecmp_hash == "ns3"),
+      view_(*this),
+      cfg_(cfg) {}
 
 void Switch::finalize() {
   for (auto& port : ports_) {

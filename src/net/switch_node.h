@@ -55,16 +55,17 @@ class Switch final : public Node {
   bool admit_held(PacketId pkt, PortId in_port);
   void enqueue_held(PacketId pkt);
 
-  SwitchConfig cfg_;
-  SwitchView view_;
+  // What a packet's arrival and departure read, ahead of the configuration.
   std::unique_ptr<FlowControl> fc_;
-  std::vector<std::unique_ptr<SwitchFeature>> features_;
+  std::unique_ptr<LoadBalancer> lb_;
+  uint64_t ecmp_seed_;
+  bool lb_on_enqueue_ = false;
+  bool ns3_hash_ = false;
   // The features using each hook, in pipeline order.
   std::vector<SwitchFeature*> on_receive_, on_enqueue_, on_dequeue_;
-  std::unique_ptr<LoadBalancer> lb_;
-  bool lb_on_enqueue_ = false;
-  uint64_t ecmp_seed_;
-  bool ns3_hash_ = false;
+  SwitchView view_;
+  std::vector<std::unique_ptr<SwitchFeature>> features_;
+  SwitchConfig cfg_;
 };
 
 }  // namespace rocelab
