@@ -31,7 +31,7 @@ size_t DrrScheduler::pick_by_visits(const QueueState& queues) {
 size_t DrrScheduler::walk_ready_bits(const QueueState& queues, uint32_t ready) {
   const uint32_t n = num_queues_;
   const uint32_t visits = 2 * n + 1;
-  const uint64_t all = (uint64_t{1} << n) - 1;
+  const uint64_t all = queue_bits();
   ready &= static_cast<uint32_t>(all);
   uint32_t used = 0;
   while (used < visits) {
@@ -62,7 +62,7 @@ void DrrScheduler::skip_idle(uint32_t count) {
   // Visits past a full lap zero nothing more.
   const uint32_t span = count < n ? count : n;
   const uint64_t run = ((uint64_t{1} << span) - 1) << rr_;  // bits rr_ .. rr_ + span - 1
-  const uint32_t covered = static_cast<uint32_t>((run | (run >> n)) & ((uint64_t{1} << n) - 1));
+  const uint32_t covered = static_cast<uint32_t>((run | (run >> n)) & queue_bits());
   for (uint32_t zero = credited_ & covered; zero != 0; zero &= zero - 1)
     deficit_[std::countr_zero(zero)] = 0;
   credited_ &= ~covered;

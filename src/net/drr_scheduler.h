@@ -40,6 +40,8 @@ class alignas(64) DrrScheduler final : public EgressScheduler {
   // Zeroes the deficits of the `count` queues from rr_ on (going round) and moves rr_ past
   // them, as that many visits to idle queues would.
   void skip_idle(uint32_t count);
+  // Bits 0 .. num_queues_ - 1 (ports of up to 32 queues).
+  uint64_t queue_bits() const { return (uint64_t{1} << num_queues_) - 1; }
   size_t pick_listed(const QueueState& queues);
   void advance() {
     rr_ = rr_ + 1 == num_queues_ ? 0 : rr_ + 1;
