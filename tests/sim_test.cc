@@ -131,6 +131,53 @@ TEST(EventQueue, TakeDueWithReservedSequencesMatchesReference) {
   EXPECT_EQ(q.size(), ref.size());
 }
 
+// A dense fabric: some 40 events per nanosecond, more than a slot of the default width
+// holds. The wheel must grow (twice the slots at half the width, its events filed again
+// while one slot is half drained) and still hand out exactly the reference order; a
+// sparse load must leave it as it is. Delays span nearly the whole horizon, so a wrong
+// cursor after a growth would start the scan among later events.
+TEST(EventQueue, WheelGrowsUnderADenseLoadAndKeepsTheOrder) {
+  EventQueue q;
+  std::map<std::pair<int64_t, uint64_t>, uint64_t> ref;  // (time, seq) -> arg
+  RandomStream rng(13, "eq-dense");
+  constexpr int64_t kSpanPs = 4000000;  // under the default horizon, 4096 x 1024 ps
+  int64_t now = 0;
+  uint64_t next_arg = 0;
+  auto push = [&](int64_t t) {
+    const uint64_t seq = q.reserve_seq();
+    q.push_reserved(Time{t}, seq, 0, 0, next_arg);
+    ref[{t, seq}] = next_arg++;
+  };
+  // Sparse at first; the population then builds up, so the wheel grows mid-run (the
+  // cursor far from zero, a slot half drained).
+  for (int i = 0; i < 1000; ++i) push(static_cast<int64_t>(rng.below(kSpanPs)));
+  size_t slots_seen = q.slots();
+  int64_t grew_at_ps = -1;
+  for (int step = 0; step < 300000; ++step) {
+    EventEntry e;
+    ASSERT_TRUE(q.take_due(Time{now + 2 * kSpanPs}, e));
+    ASSERT_EQ(event_key_time(e.key), ref.begin()->first.first);
+    ASSERT_EQ(static_cast<uint64_t>(e.key), ref.begin()->first.second);
+    ASSERT_EQ(e.payload.arg, ref.begin()->second);
+    ref.erase(ref.begin());
+    now = event_key_time(e.key);
+    for (int k = 0; k < (ref.size() < 160000 ? 2 : 1); ++k)
+      push(now + 1 + static_cast<int64_t>(rng.below(kSpanPs)));
+    if (q.slots() > slots_seen && grew_at_ps < 0) grew_at_ps = now;
+    slots_seen = std::max(slots_seen, q.slots());
+  }
+  EXPECT_GT(slots_seen, size_t{4096});
+  EXPECT_GT(grew_at_ps, 1000000);  // mid-run: the window had moved on
+  EXPECT_LE(slots_seen, size_t{1} << EventQueue::kMaxSlotBits);
+  // Horizon kept: slots of the new width times their count still span what they did.
+  EXPECT_EQ(q.slots() << q.slot_width_log2(), size_t{4096} << EventQueue::kDefaultWidthLog2);
+
+  EventQueue sparse;  // one event per 10 ns: never a full slot
+  for (int64_t t = 0; t < 40000; ++t) sparse.push(Time{t * 10000}, 0, 0, 0);
+  while (!sparse.empty()) sparse.pop();
+  EXPECT_EQ(sparse.slots(), size_t{4096});
+}
+
 // After take_due, the hint names the handler of the next event of the same slot.
 TEST(EventQueue, NextTargetHintNamesTheNextEventOfTheSlot) {
   EventQueue q;

@@ -1,60 +1,133 @@
 #include "sim/event_queue.h"
 
+#include <limits>
+
 namespace rocelab {
 
 // The first busy slot at or after the cursor's, going round once: every event in the wheel
 // lies within one lap of the cursor, so this is the earliest slot.
 size_t EventQueue::first_busy_slot() const {
-  const size_t from = cursor_ & (kSlots - 1);
-  size_t w = from >> 6;
+  const size_t from = cursor_ & slot_mask_;
+  const size_t w = from >> 6;
   const uint64_t here = busy_[w] & (~uint64_t{0} << (from & 63));
   if (here) return w * 64 + static_cast<size_t>(std::countr_zero(here));
-  const uint64_t later = w + 1 < 64 ? busy_words_ & (~uint64_t{0} << (w + 1)) : 0;
-  // Past the end, the lap continues from slot 0 up to (and into) the cursor's word.
-  w = static_cast<size_t>(std::countr_zero(later ? later : busy_words_));
-  return w * 64 + static_cast<size_t>(std::countr_zero(busy_[w]));
+  auto first_in = [this](size_t summary, uint64_t words) {
+    const size_t word = summary * 64 + static_cast<size_t>(std::countr_zero(words));
+    return word * 64 + static_cast<size_t>(std::countr_zero(busy_[word]));
+  };
+  // The words after w, then (past the end) the lap continues from slot 0 up to and into
+  // the cursor's word.
+  const size_t next = w + 1;
+  for (size_t s = next >> 6; s < busy_words_.size(); ++s) {
+    const uint64_t words =
+        busy_words_[s] & (s == (next >> 6) ? ~uint64_t{0} << (next & 63) : ~uint64_t{0});
+    if (words) return first_in(s, words);
+  }
+  for (size_t s = 0;; ++s)
+    if (busy_words_[s]) return first_in(s, busy_words_[s]);
 }
 
 void EventQueue::sort_slot(size_t slot) {
-  for (uint8_t i = head_[slot] + 1; i < tail_[slot]; ++i) {
+  for (uint8_t i = state_[slot].head + 1; i < state_[slot].tail; ++i) {
     const uint32_t n = slots_[slot].node[i];
     insert_in_order(slot, i, n, nodes_[n].entry.key);
   }
-  sorted_[slot] = 1;
+  state_[slot].sorted = 1;
 }
 
 EventKey EventQueue::front_key() {
-  if (wheel_size_ > 0 && !front_known_) front_slot_ = front_slot();
-  const EventKey wheel_front = wheel_size_ > 0 ? head_key(front_slot_) : kNoKey;
-  front_in_wheel_ = wheel_front < far_front_;
-  front_known_ = true;
-  return front_in_wheel_ ? wheel_front : far_front_;
+  const EventKey wheel_front = wheel_size_ > 0 ? head_key(front_slot()) : kNoKey;
+  return wheel_front < far_front_ ? wheel_front : far_front_;
 }
 
 Event EventQueue::pop() {
-  if (!front_known_) front_key();
-  front_known_ = false;
-  const EventEntry e = front_in_wheel_ ? unlink_front(front_slot_) : pop_far();
-  // Nothing left in the wheel is earlier than the event taken.
-  cursor_ = static_cast<uint64_t>(event_key_time(e.key)) >> width_log2_;
+  EventEntry e{};
+  take_due(Time{std::numeric_limits<int64_t>::max()}, e);  // the queue must not be empty
   return e.event();
 }
 
+void EventQueue::push_slow(EventKey key, const EventPayload& payload) {
+  const uint64_t slot_abs = static_cast<uint64_t>(event_key_time(key)) >> width_log2_;
+  if (slot_abs - cursor_ <= slot_mask_) {
+    if (state_[slot_abs & slot_mask_].tail >= kSlotCapacity && note_full_slot()) {
+      push_slow(key, payload);  // the wheel grew: file it by the new width
+      return;
+    }
+    if (state_[slot_abs & slot_mask_].tail < kSlotCapacity) {
+      if (free_node_ == kNoNode) add_nodes(nodes_.empty() ? 64 : nodes_.size());  // double
+      link(slot_abs & slot_mask_, key, payload);
+      return;
+    }
+  }
+  push_far(EventEntry{key, payload});
+}
+
+// More than one push in 16 finding its slot full means the slots are too wide for the
+// fabric's event rate. Rare bursts of simultaneous events (which no width splits) stay
+// below that rate in the fabrics measured; where they do not, the growth stops at the
+// limits.
+bool EventQueue::note_full_slot() {
+  constexpr uint32_t kCountTo = 1024;
+  if (++full_pushes_ < kCountTo) return false;
+  const uint64_t pushes = next_seq_ - seq_at_count_;
+  full_pushes_ = 0;
+  seq_at_count_ = next_seq_;
+  if (pushes > uint64_t{16} * kCountTo || width_log2_ <= kMinWidthLog2 ||
+      slot_bits_ >= kMaxSlotBits)
+    return false;
+  grow_wheel();
+  return true;
+}
+
+void EventQueue::size_wheel(int slot_bits) {
+  slot_bits_ = slot_bits;
+  const size_t count = size_t{1} << slot_bits;
+  slot_mask_ = count - 1;
+  slots_.assign(count, Slot{});
+  state_.assign(count, SlotState{});
+  busy_.assign(count / 64, 0);
+  busy_words_.assign((count / 64 + 63) / 64, 0);
+  wheel_size_ = 0;
+  hint_slot_ = kNoSlot;
+}
+
+void EventQueue::grow_wheel() {
+  std::vector<uint32_t> listed;
+  listed.reserve(wheel_size_);
+  for (size_t slot = 0; slot <= slot_mask_; ++slot)
+    for (uint8_t i = state_[slot].head; i < state_[slot].tail; ++i)
+      listed.push_back(slots_[slot].node[i]);
+  size_wheel(slot_bits_ + 1);
+  --width_log2_;
+  // The new window starts at the old cursor's first half-slot and covers the old window:
+  // an old slot's events fall into two new slots, so none overflows.
+  cursor_ <<= 1;
+  for (const uint32_t n : listed) {
+    const EventKey key = nodes_[n].entry.key;
+    file((static_cast<uint64_t>(event_key_time(key)) >> width_log2_) & slot_mask_, n, key);
+  }
+}
+
+void EventQueue::add_nodes(size_t count) {
+  const size_t first = nodes_.size();
+  nodes_.resize(first + count);
+  // Threaded so that the lowest new index is taken first.
+  for (size_t i = first + count; i-- > first;) {
+    nodes_[i].next_free = free_node_;
+    free_node_ = static_cast<uint32_t>(i);
+  }
+}
+
 void EventQueue::set_slot_width_log2(int width_log2) {
-  for (size_t slot = 0; slot < kSlots; ++slot) {
-    for (uint8_t i = head_[slot]; i < tail_[slot]; ++i) {
+  for (size_t slot = 0; slot <= slot_mask_; ++slot) {
+    for (uint8_t i = state_[slot].head; i < state_[slot].tail; ++i) {
       const uint32_t n = slots_[slot].node[i];
       push_far(nodes_[n].entry);
-      free_nodes_.push_back(n);
+      nodes_[n].next_free = free_node_;
+      free_node_ = n;
     }
-    head_[slot] = 0;
-    tail_[slot] = 0;
-    sorted_[slot] = 0;
   }
-  busy_ = {};
-  busy_words_ = 0;
-  wheel_size_ = 0;
-  front_known_ = false;
+  size_wheel(slot_bits_);
   width_log2_ = width_log2;
   cursor_ = 0;
 }

@@ -3,12 +3,12 @@
 // Events are ordered by (time, insertion sequence), so ties break deterministically. Most
 // of a fabric's events are due within one link delay plus a frame (the next frame end, the
 // next delivery); those go into a wheel of 4096 slots of 2^width_log2 ps each (1.024 ns by
-// default, a 4.2 us horizon), where a push files the event's node in its slot and a pop
-// takes the first of the first non-empty slot, found from a bitmap (a slot is sorted once
-// it holds the front). Events beyond the horizon (timers, most of them stale by the time
-// they fire) and the rare crowded slot go to the radix heap. A pop compares the two fronts, so
-// which store holds an event never changes the order. Nothing is allocated per event once the
-// stores reach their working size.
+// default, a 4.2 us horizon; more and finer slots in a dense fabric), where a push files
+// the event's node in its slot and a pop takes the first of the first non-empty slot,
+// found from a bitmap (a slot is sorted once it holds the front). Events beyond the horizon
+// (timers, most of them stale by the time they fire) and the rare crowded slot go to the radix
+// heap. A pop compares the two fronts, so which store holds an event never changes the order.
+// Nothing is allocated per event once the stores reach their working size.
 #pragma once
 
 #include <array>
@@ -25,19 +25,26 @@ namespace rocelab {
 
 class EventQueue {
  public:
-  static constexpr int kSlotBits = 12;
-  static constexpr size_t kSlots = size_t{1} << kSlotBits;
+  // The wheel starts with 4096 slots and doubles its slot count, halving the slot width so
+  // that the horizon stays, while more than one push in 16 finds its slot full: a dense
+  // fabric (a thousand hosts) puts more events in a nanosecond than a slot holds, and
+  // every one of them would otherwise go through the heap.
+  static constexpr int kMinSlotBits = 12;
+  static constexpr int kMaxSlotBits = 16;  // 4 MiB of slots at most
+  static constexpr int kMinWidthLog2 = 6;  // 64 ps: finer slots would not split the bursts
   static constexpr int kDefaultWidthLog2 = 10;
 
+  EventQueue() { size_wheel(kMinSlotBits); }
+
   void reserve(size_t n) {
-    nodes_.reserve(n);
-    free_nodes_.reserve(n);
+    if (n > nodes_.size()) add_nodes(n - nodes_.size());
     far_.reserve_per_bucket(n / 16);
   }
   bool empty() const { return size() == 0; }
   size_t size() const { return wheel_size_ + far_.size(); }
-  // The wheel's horizon: 4096 slots of 2^width_log2 ps. Events already in the wheel move to
-  // the heap; the order does not change.
+  size_t slots() const { return slot_mask_ + 1; }
+  // The wheel's horizon: slots() slots of 2^width_log2 ps. Events already in the wheel
+  // move to the heap; the order does not change.
   void set_slot_width_log2(int width_log2);
   int slot_width_log2() const { return width_log2_; }
 
@@ -53,17 +60,18 @@ class EventQueue {
   uint64_t reserve_seq() { return next_seq_++; }
   void push_reserved(Time time, uint64_t seq, uint32_t target, uint32_t kind, uint64_t arg) {
     const EventKey key = make_event_key(time.ps, seq);
-    front_known_ = false;
     const uint64_t slot_abs = static_cast<uint64_t>(time.ps) >> width_log2_;
     // One unsigned comparison: a slot before the cursor wraps round to a large distance.
-    if (slot_abs - cursor_ < kSlots) {
-      const size_t slot = slot_abs & (kSlots - 1);
-      if (tail_[slot] < kSlotCapacity) {
+    // The rare paths (heap, node growth, a full slot) are calls of their own, so this one
+    // saves no registers: a push is a few loads and stores.
+    if (slot_abs - cursor_ <= slot_mask_) [[likely]] {
+      const size_t slot = slot_abs & slot_mask_;
+      if (state_[slot].tail < kSlotCapacity && free_node_ != kNoNode) [[likely]] {
         link(slot, key, EventPayload{target, kind, arg});
         return;
       }
     }
-    push_far(EventEntry{key, EventPayload{target, kind, arg}});
+    push_slow(key, EventPayload{target, kind, arg});
   }
 
   // Removes and returns the next event (the queue must not be empty).
@@ -74,9 +82,10 @@ class EventQueue {
   // only: the simulator prefetches that handler while the current event runs.
   static constexpr uint32_t kNoTarget = UINT32_MAX;
   uint32_t next_target_hint() const {
-    return hint_slot_ != kNoSlot && head_[hint_slot_] != tail_[hint_slot_]
-               ? nodes_[slots_[hint_slot_].node[head_[hint_slot_]]].entry.payload.target
-               : kNoTarget;
+    if (hint_slot_ == kNoSlot) return kNoTarget;
+    const SlotState st = state_[hint_slot_];
+    return st.head != st.tail ? nodes_[slots_[hint_slot_].node[st.head]].entry.payload.target
+                              : kNoTarget;
   }
 
   // Removes the next event into `out` if there is one due at or before `until`; false
@@ -98,16 +107,15 @@ class EventQueue {
       out = unlink_front(slot);
       hint_slot_ = slot;
     }
-    front_known_ = false;
     cursor_ = static_cast<uint64_t>(event_key_time(out.key)) >> width_log2_;
     return true;
   }
 
  private:
   // A slot whose places up to this many have been used since it last emptied sends further
-  // events to the heap (a slot drains from its head, so a freed place is reused only then).
+  // events elsewhere (a slot drains from its head, so a freed place is reused only then).
   static constexpr uint8_t kSlotCapacity = 16;
-  // A slot lists its events' nodes in one cache line, from head_ to tail_. They are put in
+  // A slot lists its events' nodes in one cache line, from head to tail. They are put in
   // key order once, when the slot first holds the front (a slot holds 3.3 events on
   // average in a synchronised fabric, where many frames end at the same picosecond), and
   // kept in order until it empties: a pop then takes the head, and the next event's handler
@@ -115,47 +123,62 @@ class EventQueue {
   struct alignas(64) Slot {
     std::array<uint32_t, kSlotCapacity> node;
   };
-  // One node per line half: an entry never straddles two cache lines.
-  struct alignas(32) Node {
-    EventEntry entry;
+  // A slot's bounds and sorted flag, side by side: sixteen slots to a cache line.
+  struct SlotState {
+    uint8_t head = 0;
+    uint8_t tail = 0;
+    uint8_t sorted = 0;  // 1: the slot's events are listed in key order
+    uint8_t unused = 0;
   };
+  // One node per line half: an entry never straddles two cache lines. A free node links
+  // to the next free one through its own memory (no side array to grow and check).
+  struct alignas(32) Node {
+    union {
+      EventEntry entry;
+      uint32_t next_free;
+    };
+  };
+  static constexpr uint32_t kNoNode = UINT32_MAX;
 
   // No event has this key: time and sequence both at their maximum.
   static constexpr EventKey kNoKey = ~EventKey{0};
 
+  // Files a new node in `slot`, which has room; the free list must not be empty.
   void link(size_t slot, EventKey key, const EventPayload& payload) {
-    uint32_t n;
-    if (!free_nodes_.empty()) {
-      n = free_nodes_.back();
-      free_nodes_.pop_back();
-    } else {
-      n = static_cast<uint32_t>(nodes_.size());
-      nodes_.emplace_back();
-    }
+    const uint32_t n = free_node_;
+    free_node_ = nodes_[n].next_free;
     nodes_[n].entry = EventEntry{key, payload};
-    const uint8_t pos = tail_[slot]++;
-    if (sorted_[slot]) {
+    file(slot, n, key);
+  }
+  void file(size_t slot, uint32_t n, EventKey key) {
+    SlotState& st = state_[slot];
+    const uint8_t pos = st.tail++;
+    if (st.sorted) {
       insert_in_order(slot, pos, n, key);
     } else {
       slots_[slot].node[pos] = n;
     }
     busy_[slot >> 6] |= uint64_t{1} << (slot & 63);
-    busy_words_ |= uint64_t{1} << (slot >> 6);
+    busy_words_[slot >> 12] |= uint64_t{1} << ((slot >> 6) & 63);
     ++wheel_size_;
   }
+  // A push the wheel cannot take as it stands: beyond its horizon, into a full slot, or
+  // with no free node. Out of line (event_queue.cc).
+  [[gnu::noinline]] void push_slow(EventKey key, const EventPayload& payload);
   // Takes the smallest event of `slot` out of the wheel.
   EventEntry unlink_front(size_t slot) {
-    const uint32_t n = slots_[slot].node[head_[slot]];
-    free_nodes_.push_back(n);
+    SlotState& st = state_[slot];
+    const uint32_t n = slots_[slot].node[st.head];
+    const EventEntry e = nodes_[n].entry;
+    nodes_[n].next_free = free_node_;  // the line was just read: freeing it costs no miss
+    free_node_ = n;
     --wheel_size_;
-    if (++head_[slot] == tail_[slot]) {
-      head_[slot] = 0;
-      tail_[slot] = 0;
-      sorted_[slot] = 0;
+    if (++st.head == st.tail) {
+      st = SlotState{};
       busy_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
-      if (busy_[slot >> 6] == 0) busy_words_ &= ~(uint64_t{1} << (slot >> 6));
+      if (busy_[slot >> 6] == 0) busy_words_[slot >> 12] &= ~(uint64_t{1} << ((slot >> 6) & 63));
     }
-    return nodes_[n].entry;
+    return e;
   }
   // The heap, with its smallest key kept here: the front is compared with the wheel's on
   // every pop, and the heap (nearly always holding far timers) changes far more rarely.
@@ -172,44 +195,53 @@ class EventQueue {
   // The first busy slot, sorted (the wheel must not be empty).
   size_t front_slot() {
     const size_t slot = first_busy_slot();
-    if (!sorted_[slot]) sort_slot(slot);
+    if (!state_[slot].sorted) sort_slot(slot);
     return slot;
   }
-  EventKey head_key(size_t slot) const { return nodes_[slots_[slot].node[head_[slot]]].entry.key; }
+  EventKey head_key(size_t slot) const {
+    return nodes_[slots_[slot].node[state_[slot].head]].entry.key;
+  }
   // Puts the slot's events in key order (insertion sort: a handful of events).
   void sort_slot(size_t slot);
   // Lists node `n` (key `key`) at place `pos` of the slot or, moving later ones up, before
   // it: the places from the head to pos - 1 hold events in key order.
   void insert_in_order(size_t slot, uint8_t pos, uint32_t n, EventKey key) {
     Slot& listed = slots_[slot];
-    const uint8_t head = head_[slot];
+    const uint8_t head = state_[slot].head;
     while (pos > head && key < nodes_[listed.node[pos - 1]].entry.key) {
       listed.node[pos] = listed.node[pos - 1];
       --pos;
     }
     listed.node[pos] = n;
   }
-  // Finds the smallest event (wheel or heap) and remembers where it is.
+  // The smallest key, wheel or heap (the queue must not be empty).
   EventKey front_key();
+  // Counts a push that found its slot full; true when the wheel grew (see kMaxSlotBits).
+  bool note_full_slot();
+  // An empty wheel of 2^slot_bits slots.
+  void size_wheel(int slot_bits);
+  // Twice the slots at half the width, the wheel's events filed again.
+  void grow_wheel();
+  // Appends `count` nodes to the free list (nodes are indices: moving the array is safe).
+  void add_nodes(size_t count);
 
   int width_log2_ = kDefaultWidthLog2;
+  int slot_bits_ = kMinSlotBits;
+  uint64_t slot_mask_ = 0;
   uint64_t cursor_ = 0;  // absolute slot of the last event taken: the wheel holds none earlier
-  std::vector<Slot> slots_ = std::vector<Slot>(kSlots);  // on the heap: 256 KiB
-  std::array<uint8_t, kSlots> head_{};  // each slot's events are listed in [head_, tail_)
-  std::array<uint8_t, kSlots> tail_{};
-  std::array<uint8_t, kSlots> sorted_{};      // 1: the slot's events are listed in key order
-  std::array<uint64_t, kSlots / 64> busy_{};  // bit s: slot s holds events
-  uint64_t busy_words_ = 0;                   // bit w: busy_[w] != 0
+  std::vector<Slot> slots_;
+  std::vector<SlotState> state_;      // each slot's events are listed in [head, tail)
+  std::vector<uint64_t> busy_;        // bit s: slot s holds events
+  std::vector<uint64_t> busy_words_;  // bit w: busy_[w] != 0
   std::vector<Node> nodes_;
-  std::vector<uint32_t> free_nodes_;
+  uint32_t free_node_ = kNoNode;  // head of the free list threaded through nodes_
   size_t wheel_size_ = 0;
   RadixHeap far_;
   EventKey far_front_ = kNoKey;  // far_'s smallest key, kNoKey when it is empty
   uint64_t next_seq_ = 0;
-  // The front found by front_key, valid until the next push or pop.
-  bool front_known_ = false;
-  bool front_in_wheel_ = false;
-  size_t front_slot_ = 0;
+  // Growth: pushes that found their slot full since the sequence number stood here.
+  uint32_t full_pushes_ = 0;
+  uint64_t seq_at_count_ = 0;
   static constexpr size_t kNoSlot = SIZE_MAX;
   size_t hint_slot_ = kNoSlot;  // the slot take_due took from
 };

@@ -37,7 +37,7 @@ bool Simulator::timer_fired(TimerSlot& slot, uint64_t arg, uint32_t target, uint
 void Simulator::set_event_horizon(Delta horizon) {
   // Slots of at least 256 ps: finer ones would only spread the same events thinner.
   int width_log2 = 8;
-  while ((int64_t{1} << width_log2) * static_cast<int64_t>(EventQueue::kSlots) < horizon.ps &&
+  while ((int64_t{1} << width_log2) * static_cast<int64_t>(queue_.slots()) < horizon.ps &&
          width_log2 < 40)
     ++width_log2;
   if (width_log2 != queue_.slot_width_log2()) queue_.set_slot_width_log2(width_log2);
