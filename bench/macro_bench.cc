@@ -380,6 +380,8 @@ int main(int argc, char** argv) {
     fmt::print("data hops     : {} (data frames sent by all ports), {:.3f} events per hop\n", hops,
                per(events, static_cast<double>(hops)));
     fmt::print("peak RSS      : {:.1f} MB\n", rss_mb);
+    fmt::print("event wheel   : {} slots of {} ps\n", exp.sim().event_wheel_slots(),
+               exp.sim().event_slot_width_ps());
     fmt::print(
         "finished flows: AFCT {:.1f} us, p99 FCT {:.1f} us, mean slowdown {:.2f}, "
         "p99 slowdown {:.2f}\n",
@@ -416,6 +418,8 @@ int main(int argc, char** argv) {
       j["data_packet_hops"] = hops;
       j["events_per_data_packet_hop"] = per(events, static_cast<double>(hops));
       j["peak_rss_mb"] = rss_mb;
+      j["event_wheel_slots"] = exp.sim().event_wheel_slots();
+      j["event_slot_width_ps"] = exp.sim().event_slot_width_ps();
       j["afct_us"] = fs.afct_us;
       j["p99_fct_us"] = fs.p99_fct_us;
       j["mean_slowdown"] = fs.mean_slowdown;

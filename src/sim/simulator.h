@@ -38,6 +38,9 @@ class Simulator {
   Time now() const { return now_; }
   uint64_t events_processed() const { return events_processed_; }
   size_t pending_events() const { return queue_.size(); }
+  // The event list's timing wheel as it stands (it grows in a dense fabric).
+  size_t event_wheel_slots() const { return queue_.slots(); }
+  int64_t event_slot_width_ps() const { return int64_t{1} << queue_.slot_width_log2(); }
 
   // Registers a handler; events for the returned target go to its on_event. The call goes
   // through a per-type function kept in the handler table, not through the object's vtable:
