@@ -1,5 +1,6 @@
 #include "sim/event_queue.h"
 
+#include <cassert>
 #include <limits>
 
 namespace rocelab {
@@ -7,6 +8,7 @@ namespace rocelab {
 // The first busy slot at or after the cursor's, going round once: every event in the wheel
 // lies within one lap of the cursor, so this is the earliest slot.
 size_t EventQueue::first_busy_slot() const {
+  assert(wheel_size_ > 0);
   const size_t from = cursor_ & slot_mask_;
   const size_t w = from >> 6;
   const uint64_t here = busy_[w] & (~uint64_t{0} << (from & 63));
@@ -49,25 +51,30 @@ Event EventQueue::pop() {
 void EventQueue::push_slow(EventKey key, const EventPayload& payload) {
   const uint64_t slot_abs = static_cast<uint64_t>(event_key_time(key)) >> width_log2_;
   if (slot_abs - cursor_ <= slot_mask_) {
-    if (state_[slot_abs & slot_mask_].tail >= kSlotCapacity && note_full_slot()) {
+    const size_t slot = slot_abs & slot_mask_;
+    if (state_[slot].tail >= kSlotCapacity && note_full_slot(slot, key)) {
       push_slow(key, payload);  // the wheel grew: file it by the new width
       return;
     }
-    if (state_[slot_abs & slot_mask_].tail < kSlotCapacity) {
+    if (state_[slot].tail < kSlotCapacity) {
       if (free_node_ == kNoNode) add_nodes(nodes_.empty() ? 64 : nodes_.size());  // double
-      link(slot_abs & slot_mask_, key, payload);
+      link(slot, key, payload);
       return;
     }
   }
   push_far(EventEntry{key, payload});
 }
 
-// More than one push in 16 finding its slot full means the slots are too wide for the
-// fabric's event rate. Rare bursts of simultaneous events (which no width splits) stay
-// below that rate in the fabrics measured; where they do not, the growth stops at the
-// limits.
-bool EventQueue::note_full_slot() {
+// One push in 16 or more finding its slot full means the slots are too wide for the
+// fabric's event rate. A push into a full slot of events of its own picosecond is not
+// counted: a burst of simultaneous events (BFC's filters, many frames ending at once) fills
+// a slot of any width, and growing would only cost memory.
+bool EventQueue::note_full_slot(size_t slot, EventKey key) {
   constexpr uint32_t kCountTo = 1024;
+  const SlotState st = state_[slot];
+  if (st.head < st.tail &&
+      event_key_time(nodes_[slots_[slot].node[st.head]].entry.key) == event_key_time(key))
+    return false;
   if (++full_pushes_ < kCountTo) return false;
   const uint64_t pushes = next_seq_ - seq_at_count_;
   full_pushes_ = 0;

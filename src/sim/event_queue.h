@@ -13,6 +13,7 @@
 
 #include <array>
 #include <bit>
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -26,7 +27,7 @@ namespace rocelab {
 class EventQueue {
  public:
   // The wheel starts with 4096 slots and doubles its slot count, halving the slot width so
-  // that the horizon stays, while more than one push in 16 finds its slot full: a dense
+  // that the horizon stays, while one push in 16 or more finds its slot full: a dense
   // fabric (a thousand hosts) puts more events in a nanosecond than a slot holds, and
   // every one of them would otherwise go through the heap.
   static constexpr int kMinSlotBits = 12;
@@ -51,6 +52,8 @@ class EventQueue {
   // Time of the next event (the queue must not be empty).
   Time top_time() { return Time{event_key_time(front_key())}; }
 
+  // Pushes must not be earlier than the last event taken (the simulator aborts on one); a
+  // push earlier than a peeked front (top_time) is fine.
   void push(Time time, uint32_t target, uint32_t kind, uint64_t arg) {
     push_reserved(time, next_seq_++, target, kind, arg);
   }
@@ -62,8 +65,8 @@ class EventQueue {
     const EventKey key = make_event_key(time.ps, seq);
     const uint64_t slot_abs = static_cast<uint64_t>(time.ps) >> width_log2_;
     // One unsigned comparison: a slot before the cursor wraps round to a large distance.
-    // The rare paths (heap, node growth, a full slot) are calls of their own, so this one
-    // saves no registers: a push is a few loads and stores.
+    // The rare paths (heap, node growth, a full slot) are one out-of-line call, so this
+    // one saves no registers: a push is a few loads and stores.
     if (slot_abs - cursor_ <= slot_mask_) [[likely]] {
       const size_t slot = slot_abs & slot_mask_;
       if (state_[slot].tail < kSlotCapacity && free_node_ != kNoNode) [[likely]] {
@@ -152,6 +155,7 @@ class EventQueue {
   }
   void file(size_t slot, uint32_t n, EventKey key) {
     SlotState& st = state_[slot];
+    assert(st.tail < kSlotCapacity);
     const uint8_t pos = st.tail++;
     if (st.sorted) {
       insert_in_order(slot, pos, n, key);
@@ -216,8 +220,8 @@ class EventQueue {
   }
   // The smallest key, wheel or heap (the queue must not be empty).
   EventKey front_key();
-  // Counts a push that found its slot full; true when the wheel grew (see kMaxSlotBits).
-  bool note_full_slot();
+  // Counts a push (key `key`) that found `slot` full; true when the wheel grew.
+  bool note_full_slot(size_t slot, EventKey key);
   // An empty wheel of 2^slot_bits slots.
   void size_wheel(int slot_bits);
   // Twice the slots at half the width, the wheel's events filed again.
@@ -228,7 +232,9 @@ class EventQueue {
   int width_log2_ = kDefaultWidthLog2;
   int slot_bits_ = kMinSlotBits;
   uint64_t slot_mask_ = 0;
-  uint64_t cursor_ = 0;  // absolute slot of the last event taken: the wheel holds none earlier
+  // An absolute slot at or before the last event taken's (its own after a pop; earlier
+  // after a growth or a new width): every wheel event lies in [cursor_, cursor_ + slot_mask_].
+  uint64_t cursor_ = 0;
   std::vector<Slot> slots_;
   std::vector<SlotState> state_;      // each slot's events are listed in [head, tail)
   std::vector<uint64_t> busy_;        // bit s: slot s holds events

@@ -35,7 +35,8 @@ bool Simulator::timer_fired(TimerSlot& slot, uint64_t arg, uint32_t target, uint
 }
 
 void Simulator::set_event_horizon(Delta horizon) {
-  // Slots of at least 256 ps: finer ones would only spread the same events thinner.
+  // Slots of at least 256 ps to start with: the wheel makes them finer itself where the
+  // fabric's events are dense enough to fill them.
   int width_log2 = 8;
   while ((int64_t{1} << width_log2) * static_cast<int64_t>(queue_.slots()) < horizon.ps &&
          width_log2 < 40)
