@@ -176,6 +176,16 @@ TEST(EventQueue, WheelGrowsUnderADenseLoadAndKeepsTheOrder) {
   for (int64_t t = 0; t < 40000; ++t) sparse.push(Time{t * 10000}, 0, 0, 0);
   while (!sparse.empty()) sparse.pop();
   EXPECT_EQ(sparse.slots(), size_t{4096});
+
+  // Bursts of 24 events at one picosecond, 5 ns apart: every burst overflows its slot, and
+  // no width would split it, so the wheel must not grow for them.
+  EventQueue bursts;
+  for (int64_t instant = 0; instant < 20000; ++instant) {
+    for (int k = 0; k < 24; ++k) bursts.push(Time{instant * 5000 + 3000000}, 0, 0, 0);
+    bursts.pop();
+  }
+  while (!bursts.empty()) bursts.pop();
+  EXPECT_EQ(bursts.slots(), size_t{4096});
 }
 
 // After take_due, the hint names the handler of the next event of the same slot.
