@@ -49,7 +49,7 @@ Event EventQueue::pop() {
 }
 
 void EventQueue::push_slow(EventKey key, const EventPayload& payload) {
-  const uint64_t slot_abs = static_cast<uint64_t>(event_key_time(key)) >> width_log2_;
+  const uint64_t slot_abs = abs_slot(event_key_time(key));
   if (slot_abs - cursor_ <= slot_mask_) {
     const size_t slot = slot_abs & slot_mask_;
     if (state_[slot].tail >= kSlotCapacity && note_full_slot(slot, key)) {
@@ -98,12 +98,17 @@ void EventQueue::size_wheel(int slot_bits) {
   hint_slot_ = kNoSlot;
 }
 
-void EventQueue::grow_wheel() {
+std::vector<uint32_t> EventQueue::listed_nodes() const {
   std::vector<uint32_t> listed;
   listed.reserve(wheel_size_);
   for (size_t slot = 0; slot <= slot_mask_; ++slot)
     for (uint8_t i = state_[slot].head; i < state_[slot].tail; ++i)
       listed.push_back(slots_[slot].node[i]);
+  return listed;
+}
+
+void EventQueue::grow_wheel() {
+  const std::vector<uint32_t> listed = listed_nodes();
   size_wheel(slot_bits_ + 1);
   --width_log2_;
   // The new window starts at the old cursor's first half-slot and covers the old window:
@@ -111,7 +116,7 @@ void EventQueue::grow_wheel() {
   cursor_ <<= 1;
   for (const uint32_t n : listed) {
     const EventKey key = nodes_[n].entry.key;
-    file((static_cast<uint64_t>(event_key_time(key)) >> width_log2_) & slot_mask_, n, key);
+    file(abs_slot(event_key_time(key)) & slot_mask_, n, key);
   }
 }
 
@@ -126,13 +131,9 @@ void EventQueue::add_nodes(size_t count) {
 }
 
 void EventQueue::set_slot_width_log2(int width_log2) {
-  for (size_t slot = 0; slot <= slot_mask_; ++slot) {
-    for (uint8_t i = state_[slot].head; i < state_[slot].tail; ++i) {
-      const uint32_t n = slots_[slot].node[i];
-      push_far(nodes_[n].entry);
-      nodes_[n].next_free = free_node_;
-      free_node_ = n;
-    }
+  for (const uint32_t n : listed_nodes()) {
+    push_far(nodes_[n].entry);
+    free_node(n);
   }
   size_wheel(slot_bits_);
   width_log2_ = width_log2;

@@ -63,7 +63,7 @@ class EventQueue {
   uint64_t reserve_seq() { return next_seq_++; }
   void push_reserved(Time time, uint64_t seq, uint32_t target, uint32_t kind, uint64_t arg) {
     const EventKey key = make_event_key(time.ps, seq);
-    const uint64_t slot_abs = static_cast<uint64_t>(time.ps) >> width_log2_;
+    const uint64_t slot_abs = abs_slot(time.ps);
     // One unsigned comparison: a slot before the cursor wraps round to a large distance.
     // The rare paths (heap, node growth, a full slot) are one out-of-line call, so this
     // one saves no registers: a push is a few loads and stores.
@@ -110,7 +110,7 @@ class EventQueue {
       out = unlink_front(slot);
       hint_slot_ = slot;
     }
-    cursor_ = static_cast<uint64_t>(event_key_time(out.key)) >> width_log2_;
+    cursor_ = abs_slot(event_key_time(out.key));
     return true;
   }
 
@@ -166,6 +166,12 @@ class EventQueue {
     busy_words_[slot >> 12] |= uint64_t{1} << ((slot >> 6) & 63);
     ++wheel_size_;
   }
+  void free_node(uint32_t n) {
+    nodes_[n].next_free = free_node_;
+    free_node_ = n;
+  }
+  // The absolute wheel slot of a time (slot index: & slot_mask_).
+  uint64_t abs_slot(int64_t time_ps) const { return static_cast<uint64_t>(time_ps) >> width_log2_; }
   // A push the wheel cannot take as it stands: beyond its horizon, into a full slot, or
   // with no free node. Out of line (event_queue.cc).
   [[gnu::noinline]] void push_slow(EventKey key, const EventPayload& payload);
@@ -174,8 +180,7 @@ class EventQueue {
     SlotState& st = state_[slot];
     const uint32_t n = slots_[slot].node[st.head];
     const EventEntry e = nodes_[n].entry;
-    nodes_[n].next_free = free_node_;  // the line was just read: freeing it costs no miss
-    free_node_ = n;
+    free_node(n);  // the line was just read: freeing it costs no miss
     --wheel_size_;
     if (++st.head == st.tail) {
       st = SlotState{};
@@ -226,6 +231,8 @@ class EventQueue {
   void size_wheel(int slot_bits);
   // Twice the slots at half the width, the wheel's events filed again.
   void grow_wheel();
+  // The nodes the wheel lists, slot by slot (for refiling them; allocates).
+  std::vector<uint32_t> listed_nodes() const;
   // Appends `count` nodes to the free list (nodes are indices: moving the array is safe).
   void add_nodes(size_t count);
 
