@@ -95,7 +95,7 @@ void EventQueue::size_wheel(int slot_bits) {
   busy_.assign(count / 64, 0);
   busy_words_.assign((count / 64 + 63) / 64, 0);
   wheel_size_ = 0;
-  hint_slot_ = kNoSlot;
+  hint_node_ = kNoNode;
 }
 
 std::vector<uint32_t> EventQueue::listed_nodes() const {

@@ -85,10 +85,7 @@ class EventQueue {
   // only: the simulator prefetches that handler while the current event runs.
   static constexpr uint32_t kNoTarget = UINT32_MAX;
   uint32_t next_target_hint() const {
-    if (hint_slot_ == kNoSlot) return kNoTarget;
-    const SlotState st = state_[hint_slot_];
-    return st.head != st.tail ? nodes_[slots_[hint_slot_].node[st.head]].entry.payload.target
-                              : kNoTarget;
+    return hint_node_ != kNoNode ? nodes_[hint_node_].entry.payload.target : kNoTarget;
   }
 
   // Removes the next event into `out` if there is one due at or before `until`; false
@@ -104,11 +101,10 @@ class EventQueue {
     if (far_front_ < best) {  // the heap's front is earlier (kNoKey: the heap is empty)
       if (event_key_time(far_front_) > until.ps) return false;
       out = pop_far();
-      hint_slot_ = kNoSlot;
+      hint_node_ = kNoNode;
     } else {
       if (best == kNoKey || event_key_time(best) > until.ps) return false;
       out = unlink_front(slot);
-      hint_slot_ = slot;
     }
     cursor_ = abs_slot(event_key_time(out.key));
     return true;
@@ -175,17 +171,26 @@ class EventQueue {
   // A push the wheel cannot take as it stands: beyond its horizon, into a full slot, or
   // with no free node. Out of line (event_queue.cc).
   [[gnu::noinline]] void push_slow(EventKey key, const EventPayload& payload);
-  // Takes the smallest event of `slot` out of the wheel.
+  // Takes the smallest event of `slot` out of the wheel, and notes the slot's next node as
+  // the hint. The hint comes from the bounds in registers: reading the slot's state back
+  // whole would wait for the byte just stored in it (no store-to-load forwarding from a
+  // narrower store), a stall on every event.
   EventEntry unlink_front(size_t slot) {
     SlotState& st = state_[slot];
-    const uint32_t n = slots_[slot].node[st.head];
+    const uint8_t head = st.head;
+    const uint8_t tail = st.tail;
+    const uint32_t n = slots_[slot].node[head];
     const EventEntry e = nodes_[n].entry;
     free_node(n);  // the line was just read: freeing it costs no miss
     --wheel_size_;
-    if (++st.head == st.tail) {
+    if (head + 1 == tail) {
       st = SlotState{};
+      hint_node_ = kNoNode;
       busy_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
       if (busy_[slot >> 6] == 0) busy_words_[slot >> 12] &= ~(uint64_t{1} << ((slot >> 6) & 63));
+    } else {
+      st.head = static_cast<uint8_t>(head + 1);
+      hint_node_ = slots_[slot].node[head + 1];
     }
     return e;
   }
@@ -255,8 +260,8 @@ class EventQueue {
   // Growth: pushes that found their slot full since the sequence number stood here.
   uint32_t full_pushes_ = 0;
   uint64_t seq_at_count_ = 0;
-  static constexpr size_t kNoSlot = SIZE_MAX;
-  size_t hint_slot_ = kNoSlot;  // the slot take_due took from
+  // The node listed after the one take_due just took, in its slot (kNoNode: none).
+  uint32_t hint_node_ = kNoNode;
 };
 
 }  // namespace rocelab
