@@ -30,11 +30,11 @@ size_t EventQueue::first_busy_slot() const {
 }
 
 void EventQueue::sort_slot(size_t slot) {
-  for (uint8_t i = state_[slot].head + 1; i < state_[slot].tail; ++i) {
+  for (uint8_t i = slots_[slot].state.head + 1; i < slots_[slot].state.tail; ++i) {
     const uint32_t n = slots_[slot].node[i];
     insert_in_order(slot, i, n, nodes_[n].entry.key);
   }
-  state_[slot].sorted = 1;
+  slots_[slot].state.sorted = 1;
 }
 
 EventKey EventQueue::front_key() {
@@ -52,11 +52,11 @@ void EventQueue::push_slow(EventKey key, const EventPayload& payload) {
   const uint64_t slot_abs = abs_slot(event_key_time(key));
   if (slot_abs - cursor_ <= slot_mask_) {
     const size_t slot = slot_abs & slot_mask_;
-    if (state_[slot].tail >= kSlotCapacity && note_full_slot(slot, key)) {
+    if (slots_[slot].state.tail >= kSlotCapacity && note_full_slot(slot, key)) {
       push_slow(key, payload);  // the wheel grew: file it by the new width
       return;
     }
-    if (state_[slot].tail < kSlotCapacity) {
+    if (slots_[slot].state.tail < kSlotCapacity) {
       if (free_node_ == kNoNode) add_nodes(nodes_.empty() ? 64 : nodes_.size());  // double
       link(slot, key, payload);
       return;
@@ -71,7 +71,7 @@ void EventQueue::push_slow(EventKey key, const EventPayload& payload) {
 // a slot of any width, and growing would only cost memory.
 bool EventQueue::note_full_slot(size_t slot, EventKey key) {
   constexpr uint32_t kCountTo = 1024;
-  const SlotState st = state_[slot];
+  const SlotState st = slots_[slot].state;
   if (st.head < st.tail &&
       event_key_time(nodes_[slots_[slot].node[st.head]].entry.key) == event_key_time(key))
     return false;
@@ -91,7 +91,6 @@ void EventQueue::size_wheel(int slot_bits) {
   const size_t count = size_t{1} << slot_bits;
   slot_mask_ = count - 1;
   slots_.assign(count, Slot{});
-  state_.assign(count, SlotState{});
   busy_.assign(count / 64, 0);
   busy_words_.assign((count / 64 + 63) / 64, 0);
   wheel_size_ = 0;
@@ -102,7 +101,7 @@ std::vector<uint32_t> EventQueue::listed_nodes() const {
   std::vector<uint32_t> listed;
   listed.reserve(wheel_size_);
   for (size_t slot = 0; slot <= slot_mask_; ++slot)
-    for (uint8_t i = state_[slot].head; i < state_[slot].tail; ++i)
+    for (uint8_t i = slots_[slot].state.head; i < slots_[slot].state.tail; ++i)
       listed.push_back(slots_[slot].node[i]);
   return listed;
 }

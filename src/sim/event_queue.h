@@ -69,7 +69,7 @@ class EventQueue {
     // one saves no registers: a push is a few loads and stores.
     if (slot_abs - cursor_ <= slot_mask_) [[likely]] {
       const size_t slot = slot_abs & slot_mask_;
-      if (state_[slot].tail < kSlotCapacity && free_node_ != kNoNode) [[likely]] {
+      if (slots_[slot].state.tail < kSlotCapacity && free_node_ != kNoNode) [[likely]] {
         link(slot, key, EventPayload{target, kind, arg});
         return;
       }
@@ -113,22 +113,26 @@ class EventQueue {
  private:
   // A slot whose places up to this many have been used since it last emptied sends further
   // events elsewhere (a slot drains from its head, so a freed place is reused only then).
-  static constexpr uint8_t kSlotCapacity = 16;
-  // A slot lists its events' nodes in one cache line, from head to tail. They are put in
-  // key order once, when the slot first holds the front (a slot holds 3.3 events on
-  // average in a synchronised fabric, where many frames end at the same picosecond), and
-  // kept in order until it empties: a pop then takes the head, and the next event's handler
-  // is known early. A push to a slot never sorted appends, reading no other node.
-  struct alignas(64) Slot {
-    std::array<uint32_t, kSlotCapacity> node;
-  };
-  // A slot's bounds and sorted flag, side by side: sixteen slots to a cache line.
+  static constexpr uint8_t kSlotCapacity = 15;
+  // A slot's bounds and sorted flag.
   struct SlotState {
     uint8_t head = 0;
     uint8_t tail = 0;
     uint8_t sorted = 0;  // 1: the slot's events are listed in key order
     uint8_t unused = 0;
   };
+  // A slot lists its events' nodes in one cache line, from head to tail, with its bounds in
+  // the same line: a push, a pop and the front's search each touch one line of the slot,
+  // not a line of bounds and a line of nodes. The nodes are put in key order once, when the
+  // slot first holds the front (a slot holds 3.3 events on average in a synchronised
+  // fabric, where many frames end at the same picosecond), and kept in order until it
+  // empties: a pop then takes the head, and the next event's handler is known early. A push
+  // to a slot never sorted appends, reading no other node.
+  struct alignas(64) Slot {
+    std::array<uint32_t, kSlotCapacity> node;
+    SlotState state;
+  };
+  static_assert(sizeof(Slot) == 64);
   // One node per line half: an entry never straddles two cache lines. A free node links
   // to the next free one through its own memory (no side array to grow and check).
   struct alignas(32) Node {
@@ -150,7 +154,7 @@ class EventQueue {
     file(slot, n, key);
   }
   void file(size_t slot, uint32_t n, EventKey key) {
-    SlotState& st = state_[slot];
+    SlotState& st = slots_[slot].state;
     assert(st.tail < kSlotCapacity);
     const uint8_t pos = st.tail++;
     if (st.sorted) {
@@ -176,7 +180,7 @@ class EventQueue {
   // whole would wait for the byte just stored in it (no store-to-load forwarding from a
   // narrower store), a stall on every event.
   EventEntry unlink_front(size_t slot) {
-    SlotState& st = state_[slot];
+    SlotState& st = slots_[slot].state;
     const uint8_t head = st.head;
     const uint8_t tail = st.tail;
     const uint32_t n = slots_[slot].node[head];
@@ -209,11 +213,11 @@ class EventQueue {
   // The first busy slot, sorted (the wheel must not be empty).
   size_t front_slot() {
     const size_t slot = first_busy_slot();
-    if (!state_[slot].sorted) sort_slot(slot);
+    if (!slots_[slot].state.sorted) sort_slot(slot);
     return slot;
   }
   EventKey head_key(size_t slot) const {
-    return nodes_[slots_[slot].node[state_[slot].head]].entry.key;
+    return nodes_[slots_[slot].node[slots_[slot].state.head]].entry.key;
   }
   // Puts the slot's events in key order (insertion sort: a handful of events).
   void sort_slot(size_t slot);
@@ -221,7 +225,7 @@ class EventQueue {
   // it: the places from the head to pos - 1 hold events in key order.
   void insert_in_order(size_t slot, uint8_t pos, uint32_t n, EventKey key) {
     Slot& listed = slots_[slot];
-    const uint8_t head = state_[slot].head;
+    const uint8_t head = slots_[slot].state.head;
     while (pos > head && key < nodes_[listed.node[pos - 1]].entry.key) {
       listed.node[pos] = listed.node[pos - 1];
       --pos;
@@ -247,8 +251,7 @@ class EventQueue {
   // An absolute slot at or before the last event taken's (its own after a pop; earlier
   // after a growth or a new width): every wheel event lies in [cursor_, cursor_ + slot_mask_].
   uint64_t cursor_ = 0;
-  std::vector<Slot> slots_;
-  std::vector<SlotState> state_;      // each slot's events are listed in [head, tail)
+  std::vector<Slot> slots_;           // each slot's events are listed in [state.head, state.tail)
   std::vector<uint64_t> busy_;        // bit s: slot s holds events
   std::vector<uint64_t> busy_words_;  // bit w: busy_[w] != 0
   std::vector<Node> nodes_;
