@@ -86,22 +86,22 @@ void Network::install_switch_feature(const SwitchFeatureConfig& cfg) {
   for (NodeId s : switches_) switch_at(s).add_feature(cfg.build(switch_at(s).view()));
 }
 
-std::vector<std::pair<BitsPerSec, Delta>> Network::route_links(NodeId a, NodeId b) const {
+Network::RouteLinks Network::route_links(NodeId a, NodeId b) const {
   const Routing& r = ctx_->routing;
-  std::vector<std::pair<BitsPerSec, Delta>> links;
-  const EgressPort& nic = nodes_[a.index()]->port(PortId(0));
-  links.emplace_back(nic.rate_bps(), nic.delay());
   const uint32_t src_edge = r.edge_of_host(a.index());
   const uint32_t dst_edge = r.edge_of_host(b.index());
-  const auto path = r.path_nodes(src_edge, dst_edge, 0);
-  for (size_t i = 0; i + 1 < path.size(); ++i) {
-    const PortId out = r.next_hops(path[i], dst_edge)[0];
-    const EgressPort& p = nodes_[path[i]]->port(out);
-    links.emplace_back(p.rate_bps(), p.delay());
+  auto [it, added] =
+      edge_route_links_.try_emplace((uint64_t{src_edge} << 32) | dst_edge, std::vector<Link>{});
+  if (added) {
+    const auto path = r.path_nodes(src_edge, dst_edge, 0);
+    for (size_t i = 0; i + 1 < path.size(); ++i) {
+      const EgressPort& p = nodes_[path[i]]->port(r.next_hops(path[i], dst_edge)[0]);
+      it->second.emplace_back(p.rate_bps(), p.delay());
+    }
   }
+  const EgressPort& nic = nodes_[a.index()]->port(PortId(0));
   const EgressPort& last = nodes_[dst_edge]->port(r.host_port_at_edge(b.index()));
-  links.emplace_back(last.rate_bps(), last.delay());
-  return links;
+  return RouteLinks{{nic.rate_bps(), nic.delay()}, it->second, {last.rate_bps(), last.delay()}};
 }
 
 Delta Network::max_route_sum(const std::function<Delta(BitsPerSec, Delta)>& link_term) const {
@@ -162,16 +162,18 @@ uint64_t Network::data_packet_hops() const {
 }
 
 Delta Network::one_way_delay(NodeId a, NodeId b, uint32_t wire_bytes) const {
+  const RouteLinks links = route_links(a, b);
   Delta total;
-  for (const auto& [rate, delay] : route_links(a, b))
-    total += delay + ctx_->wire.serialize(wire_bytes, rate);
+  for (size_t i = 0; i < links.size(); ++i)
+    total += links[i].second + ctx_->wire.serialize(wire_bytes, links[i].first);
   return total;
 }
 
 BitsPerSec Network::bottleneck_rate_bps(NodeId a, NodeId b) const {
+  const RouteLinks links = route_links(a, b);
   BitsPerSec slowest = 0;
-  for (const auto& [rate, delay] : route_links(a, b))
-    if (slowest == 0 || rate < slowest) slowest = rate;
+  for (size_t i = 0; i < links.size(); ++i)
+    if (slowest == 0 || links[i].first < slowest) slowest = links[i].first;
   return slowest;
 }
 
@@ -184,29 +186,32 @@ Delta Network::message_delay(NodeId a, NodeId b, uint64_t frames, uint32_t frame
   // the heaviest one takes links 1..j with full frames, spends the other frames - 2 on the
   // slowest of those links, then carries the last frame over links j..end: a short last
   // frame waits behind the full one before it on every link up to j.
-  const auto links = route_links(a, b);
+  const RouteLinks links = route_links(a, b);
   const size_t n = links.size();
-  std::vector<Delta> last_from(n + 1);  // the last frame over links j..end
-  for (size_t j = n; j-- > 0;)
-    last_from[j] = last_from[j + 1] + ctx_->wire.serialize(last_wire_bytes, links[j].first);
-  Delta propagation;
-  for (const auto& [rate, delay] : links) propagation += delay;
-  if (frames == 1) return propagation + last_from[0];
-  Delta heaviest, full_to_j, slowest_full;
+  // The last frame over links j..end: all of them, less those before j.
+  Delta last_all, propagation;
+  for (size_t j = 0; j < n; ++j) {
+    last_all += ctx_->wire.serialize(last_wire_bytes, links[j].first);
+    propagation += links[j].second;
+  }
+  if (frames == 1) return propagation + last_all;
+  Delta heaviest, full_to_j, slowest_full, last_before_j;
   for (size_t j = 0; j < n; ++j) {
     const Delta full = ctx_->wire.serialize(frame_wire_bytes, links[j].first);
     full_to_j += full;
     slowest_full = std::max(slowest_full, full);
-    heaviest = std::max(heaviest,
-                        full_to_j + slowest_full * static_cast<int64_t>(frames - 2) + last_from[j]);
+    heaviest = std::max(heaviest, full_to_j + slowest_full * static_cast<int64_t>(frames - 2) +
+                                      (last_all - last_before_j));
+    last_before_j += ctx_->wire.serialize(last_wire_bytes, links[j].first);
   }
   return propagation + heaviest;
 }
 
 Delta Network::slowest_serialization(NodeId a, NodeId b, uint32_t wire_bytes) const {
+  const RouteLinks links = route_links(a, b);
   Delta slowest;
-  for (const auto& [rate, delay] : route_links(a, b))
-    slowest = std::max(slowest, ctx_->wire.serialize(wire_bytes, rate));
+  for (size_t i = 0; i < links.size(); ++i)
+    slowest = std::max(slowest, ctx_->wire.serialize(wire_bytes, links[i].first));
   return slowest;
 }
 

@@ -4,7 +4,9 @@
 
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "net/host_node.h"
@@ -87,7 +89,19 @@ class Network {
   std::string check_drained() const;
 
  private:
-  std::vector<std::pair<BitsPerSec, Delta>> route_links(NodeId a, NodeId b) const;
+  using Link = std::pair<BitsPerSec, Delta>;
+  // The links of the default route from host a to host b: the NIC's, the switches' (shared
+  // by every pair of hosts under the same two edge switches), the last edge port's.
+  struct RouteLinks {
+    Link first;
+    std::span<const Link> middle;
+    Link last;
+    size_t size() const { return middle.size() + 2; }
+    Link operator[](size_t i) const {
+      return i == 0 ? first : i <= middle.size() ? middle[i - 1] : last;
+    }
+  };
+  RouteLinks route_links(NodeId a, NodeId b) const;
 
   Simulator& sim_;
   TopologySpec topo_;
@@ -98,6 +112,9 @@ class Network {
   std::vector<std::vector<PortPeer>> adjacency_;
   std::vector<NodeId> hosts_;
   std::vector<NodeId> switches_;
+  // The switch links of the default route between two edge switches, by (src << 32 | dst):
+  // every flow asks for its route several times when it is added (base RTT, ideal FCT).
+  mutable std::unordered_map<uint64_t, std::vector<Link>> edge_route_links_;
 };
 
 }  // namespace rocelab
