@@ -282,6 +282,23 @@ TEST(Pool, ReferencesSurviveGrowthAndSlotsAreRecycled) {
   EXPECT_EQ(pool[pool.alloc()][0], 0u) << "a recycled object starts fresh";
 }
 
+// The pool's objects lie in one reserved range: its end is a clear error, not a crash.
+TEST(Pool, AFullPoolThrowsAndKeepsItsObjects) {
+  Pool<std::array<uint64_t, 16>> pool(4);  // 16 objects at most
+  std::vector<uint32_t> held;
+  for (int i = 0; i < 16; ++i) {
+    held.push_back(pool.alloc());
+    pool[held.back()][15] = static_cast<uint64_t>(i);
+  }
+  EXPECT_EQ(held.back(), 15u) << "indices are dense";
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(&pool[0]) % 64, 0u) << "objects stay line-aligned";
+  EXPECT_THROW(pool.alloc(), std::length_error);
+  EXPECT_EQ(pool.in_use(), 16u);
+  for (int i = 0; i < 16; ++i) EXPECT_EQ(pool[held[i]][15], static_cast<uint64_t>(i));
+  pool.release(held[7]);
+  EXPECT_EQ(pool.alloc(), held[7]) << "a released object makes room again";
+}
+
 TEST(Random, NamedStreamsAreReproducibleAndDistinct) {
   RandomStream a(42, "arrivals"), b(42, "arrivals"), c(42, "sizes"), d(43, "arrivals");
   for (int i = 0; i < 100; ++i) {
