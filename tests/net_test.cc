@@ -199,6 +199,33 @@ TEST(Routing, FlbFatTreeHas36PathsAcrossPods) {
   EXPECT_EQ(seen.size(), 36u);
 }
 
+// A switch's next hops toward many edge switches are one list, stored once, so that a large
+// fabric's tables stay in cache.
+TEST(Routing, AnEdgeSwitchKeepsOneListOfUpPortsForEveryOtherEdge) {
+  FatTreeParams ft;
+  ft.pods = 12;
+  ft.edges_per_pod = 6;
+  ft.aggs_per_pod = 6;
+  ft.hosts_per_edge = 14;
+  ft.cores = 36;
+  const TopologySpec t = fat_tree(ft);
+  Simulator sim;
+  Network net(sim, t, NetworkConfig{});
+  const Routing& r = net.routing();
+  const uint32_t e0 = t.find("edge0");
+  const auto up = r.next_hops(e0, t.find("edge1"));
+  ASSERT_EQ(up.size(), 6u);
+  for (uint32_t e : r.edge_switches()) {
+    if (e == e0) {
+      EXPECT_TRUE(r.next_hops(e0, e).empty());
+      continue;
+    }
+    EXPECT_EQ(r.next_hops(e0, e).data(), up.data()) << t.nodes[e].name;
+    EXPECT_EQ(r.next_hops(e0, e).size(), 6u) << t.nodes[e].name;
+  }
+  EXPECT_TRUE(r.next_hops(t.hosts()[0], t.find("edge1")).empty()) << "a host routes nothing";
+}
+
 TEST(Routing, AsymmetricPathsKeepEqualCostNextHopsButDifferentRates) {
   LeafSpineParams ls;
   ls.leaves = 2;

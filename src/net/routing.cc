@@ -1,5 +1,6 @@
 #include "net/routing.h"
 
+#include <algorithm>
 #include <deque>
 #include <stdexcept>
 
@@ -46,23 +47,33 @@ void Routing::build(const TopologySpec& topo, const std::vector<std::vector<Port
     }
   }
 
-  table_.assign(nodes_ * ne, Range{});
+  // One row of next hops per switch, and a last, empty row for every other node. A
+  // switch's rows share each distinct list of ports (a fat-tree switch has one list of up
+  // ports and one port per child), so the tables stay small enough to stay in cache.
+  switch_row_.assign(nodes_, 0);
+  uint32_t rows = 0;
+  for (uint32_t u = 0; u < nodes_; ++u)
+    if (topo.nodes[u].kind == NodeKind::kSwitch) switch_row_[u] = rows++;
+  for (uint32_t u = 0; u < nodes_; ++u)
+    if (topo.nodes[u].kind != NodeKind::kSwitch) switch_row_[u] = rows;
+  table_.assign(static_cast<size_t>(rows + 1) * ne, Range{});
   ports_.clear();
+  by_peer_rank_.clear();
+  std::vector<PortId> hops;
+  std::vector<Range> distinct;  // this switch's lists so far
   for (uint32_t u = 0; u < nodes_; ++u) {
     if (topo.nodes[u].kind != NodeKind::kSwitch) continue;
+    distinct.clear();
     for (size_t e = 0; e < ne; ++e) {
       const uint32_t* dist = dist_.data() + e * nodes_;
-      Range r{static_cast<uint32_t>(ports_.size()), 0};
+      hops.clear();
       if (dist[u] != kNone && dist[u] > 0) {
-        for (const PortPeer& pp : adjacency[u]) {
-          if (topo.nodes[pp.node].kind == NodeKind::kSwitch && dist[pp.node] == dist[u] - 1) {
-            ports_.push_back(pp.port);
-            ++r.count;
-          }
-        }
+        for (const PortPeer& pp : adjacency[u])
+          if (topo.nodes[pp.node].kind == NodeKind::kSwitch && dist[pp.node] == dist[u] - 1)
+            hops.push_back(pp.port);
       }
-      table_[static_cast<size_t>(u) * ne + e] = r;
-      add_peer_ranks(adjacency[u], r);
+      table_[static_cast<size_t>(switch_row_[u]) * ne + e] =
+          list_range(adjacency[u], hops, distinct);
     }
   }
   for (uint32_t a : edges_)
@@ -83,6 +94,24 @@ size_t Routing::pick_by_peer_rank(const std::vector<PortPeer>& ports_of_node,
     if (below == rank) return i;
   }
   return rank;
+}
+
+Routing::Range Routing::list_range(const std::vector<PortPeer>& ports_of_node,
+                                   const std::vector<PortId>& hops, std::vector<Range>& distinct) {
+  if (hops.empty()) return Range{};
+  for (const Range r : distinct) {
+    if (r.count == hops.size() && std::equal(hops.begin(), hops.end(), ports_.begin() + r.offset))
+      return r;
+  }
+  if (hops.size() > 255 || ports_.size() + hops.size() > (1u << 24))
+    throw std::invalid_argument(
+        "routing: more than 255 equal-cost next hops at a switch, or more "
+        "than 2^24 distinct next-hop lists in all");
+  const Range r{static_cast<uint32_t>(ports_.size()), static_cast<uint32_t>(hops.size())};
+  ports_.insert(ports_.end(), hops.begin(), hops.end());
+  add_peer_ranks(ports_of_node, r);
+  distinct.push_back(r);
+  return r;
 }
 
 void Routing::add_peer_ranks(const std::vector<PortPeer>& ports_of_node, Range r) {

@@ -34,7 +34,8 @@ class Routing {
 
   // Equal-cost next hops at switch `node` toward edge switch `dst_edge` (empty at dst_edge).
   std::span<const PortId> next_hops(uint32_t node, uint32_t dst_edge) const {
-    const Range r = table_[static_cast<size_t>(node) * edges_.size() + edge_index_[dst_edge]];
+    const Range r =
+        table_[static_cast<size_t>(switch_row_[node]) * edges_.size() + edge_index_[dst_edge]];
     return {ports_.data() + r.offset, r.count};
   }
   // The ns-3 forks' ECMP pick among next hops `hops` of `node`: the candidate whose peer
@@ -58,18 +59,24 @@ class Routing {
 
  private:
   static constexpr uint32_t kNone = 0xffffffffu;
+  // Four bytes, so that a fat-tree's table (switches x edge switches) stays in cache.
   struct Range {
-    uint32_t offset = 0;
-    uint32_t count = 0;
+    uint32_t offset : 24 = 0;
+    uint32_t count : 8 = 0;
   };
   static size_t pick_by_peer_rank(const std::vector<PortPeer>& ports_of_node,
                                   std::span<const PortId> hops, size_t rank);
   void add_peer_ranks(const std::vector<PortPeer>& ports_of_node, Range r);
+  // The range of ports_ listing `hops` for a switch: one of its `distinct` lists when equal,
+  // else a new one (added to `distinct`).
+  Range list_range(const std::vector<PortPeer>& ports_of_node, const std::vector<PortId>& hops,
+                   std::vector<Range>& distinct);
   std::vector<uint32_t> edges_;
   std::vector<uint32_t> edge_index_;
   std::vector<uint32_t> host_edge_;
   std::vector<PortId> host_port_;
-  std::vector<Range> table_;
+  std::vector<uint32_t> switch_row_;  // [node] its row of table_ (the empty last row: a host)
+  std::vector<Range> table_;          // [row * edges + edge index]
   std::vector<PortId> ports_;
   std::vector<uint16_t> by_peer_rank_;  // parallel to ports_: see candidate_by_peer_rank
   std::vector<uint32_t> dist_;          // [edge_index * nodes + node] hops to that edge switch
