@@ -226,6 +226,16 @@ TEST(Routing, AnEdgeSwitchKeepsOneListOfUpPortsForEveryOtherEdge) {
   EXPECT_TRUE(r.next_hops(t.hosts()[0], t.find("edge1")).empty()) << "a host routes nothing";
 }
 
+// The tables hold any number of equal next hops (the configuration allows 100,000 spines).
+TEST(Routing, ALeafWithThreeHundredSpinesHasThreeHundredNextHops) {
+  const TopologySpec t = test::small_leaf_spine(2, 300, 1);
+  Simulator sim;
+  Network net(sim, t, NetworkConfig{});
+  const auto hops = net.routing().next_hops(t.find("leaf0"), t.find("leaf1"));
+  ASSERT_EQ(hops.size(), 300u);
+  EXPECT_EQ(net.routing().path_count(t.find("leaf0"), t.find("leaf1")), 300u);
+}
+
 TEST(Routing, AsymmetricPathsKeepEqualCostNextHopsButDifferentRates) {
   LeafSpineParams ls;
   ls.leaves = 2;

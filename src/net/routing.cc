@@ -103,10 +103,8 @@ Routing::Range Routing::list_range(const std::vector<PortPeer>& ports_of_node,
     if (r.count == hops.size() && std::equal(hops.begin(), hops.end(), ports_.begin() + r.offset))
       return r;
   }
-  if (hops.size() > 255 || ports_.size() + hops.size() > (1u << 24))
-    throw std::invalid_argument(
-        "routing: more than 255 equal-cost next hops at a switch, or more "
-        "than 2^24 distinct next-hop lists in all");
+  if (ports_.size() + hops.size() > UINT32_MAX)
+    throw std::invalid_argument("routing: more than 2^32 ports in all next-hop lists");
   const Range r{static_cast<uint32_t>(ports_.size()), static_cast<uint32_t>(hops.size())};
   ports_.insert(ports_.end(), hops.begin(), hops.end());
   add_peer_ranks(ports_of_node, r);

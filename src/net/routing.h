@@ -59,10 +59,9 @@ class Routing {
 
  private:
   static constexpr uint32_t kNone = 0xffffffffu;
-  // Four bytes, so that a fat-tree's table (switches x edge switches) stays in cache.
   struct Range {
-    uint32_t offset : 24 = 0;
-    uint32_t count : 8 = 0;
+    uint32_t offset = 0;
+    uint32_t count = 0;
   };
   static size_t pick_by_peer_rank(const std::vector<PortPeer>& ports_of_node,
                                   std::span<const PortId> hops, size_t rank);
