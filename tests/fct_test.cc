@@ -2,6 +2,7 @@
 // its ideal FCT, and a slowdown below 1 is reported, not floored.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -103,6 +104,17 @@ TEST(IdealFct, LoneFlowsThroughASlowerBottleneckTakeExactlyTheirIdealFct) {
     EXPECT_EQ(l.ideal.ps, c.ideal_ps);
     EXPECT_EQ(l.fct.ps, l.ideal.ps);
   }
+}
+
+// flows.csv and the time series write times in ns with three decimals.
+TEST(NsText, ThreeDecimalsOfANanosecondAndTheSign) {
+  EXPECT_EQ(ns_text(0), "0.000");
+  EXPECT_EQ(ns_text(999), "0.999");
+  EXPECT_EQ(ns_text(1000), "1.000");
+  EXPECT_EQ(ns_text(123456789), "123456.789");
+  EXPECT_EQ(ns_text(-1), "-0.001");
+  EXPECT_EQ(ns_text(-1500), "-1.500");
+  EXPECT_EQ(ns_text(INT64_MIN), "-9223372036854775.808");
 }
 
 TEST(Slowdown, IsFctOverIdealWithoutAFloor) {
