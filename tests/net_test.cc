@@ -177,14 +177,19 @@ TEST(Routing, LeafSpinePathIdNamesTheSpine) {
   }
 }
 
-TEST(Routing, FlbFatTreeHas36PathsAcrossPods) {
+// FLB §4.3's fat-tree: 12 pods of 6 edge and 6 aggregation switches, 36 cores, 1,008 hosts.
+static TopologySpec flb_fat_tree() {
   FatTreeParams ft;
   ft.pods = 12;
   ft.edges_per_pod = 6;
   ft.aggs_per_pod = 6;
   ft.hosts_per_edge = 14;
   ft.cores = 36;
-  const TopologySpec t = fat_tree(ft);
+  return fat_tree(ft);
+}
+
+TEST(Routing, FlbFatTreeHas36PathsAcrossPods) {
+  const TopologySpec t = flb_fat_tree();
   EXPECT_EQ(t.hosts().size(), 12u * 84u);
   Simulator sim;
   Network net(sim, t, NetworkConfig{});
@@ -202,13 +207,7 @@ TEST(Routing, FlbFatTreeHas36PathsAcrossPods) {
 // A switch's next hops toward many edge switches are one list, stored once, so that a large
 // fabric's tables stay in cache.
 TEST(Routing, AnEdgeSwitchKeepsOneListOfUpPortsForEveryOtherEdge) {
-  FatTreeParams ft;
-  ft.pods = 12;
-  ft.edges_per_pod = 6;
-  ft.aggs_per_pod = 6;
-  ft.hosts_per_edge = 14;
-  ft.cores = 36;
-  const TopologySpec t = fat_tree(ft);
+  const TopologySpec t = flb_fat_tree();
   Simulator sim;
   Network net(sim, t, NetworkConfig{});
   const Routing& r = net.routing();

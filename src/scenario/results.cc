@@ -63,13 +63,13 @@ LinkStats link_stats(Network& net, Time end) {
   return ls;
 }
 
-}  // namespace
-
 // A time in ps as ns with three decimals, appended: a line's fields go into one buffer.
-static void append_ns(std::string& out, int64_t ps) {
+void append_ns(std::string& out, int64_t ps) {
   const uint64_t mag = ps < 0 ? 0 - static_cast<uint64_t>(ps) : static_cast<uint64_t>(ps);
   fmt::format_to(std::back_inserter(out), "{}{}.{:03}", ps < 0 ? "-" : "", mag / 1000, mag % 1000);
 }
+
+}  // namespace
 
 std::string ns_text(int64_t ps) {
   std::string text;
