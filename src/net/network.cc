@@ -86,10 +86,9 @@ void Network::install_switch_feature(const SwitchFeatureConfig& cfg) {
   for (NodeId s : switches_) switch_at(s).add_feature(cfg.build(switch_at(s).view()));
 }
 
-Network::RouteLinks Network::route_links(NodeId a, NodeId b) const {
+std::span<const Network::Link> Network::edge_route_links(uint32_t src_edge,
+                                                         uint32_t dst_edge) const {
   const Routing& r = ctx_->routing;
-  const uint32_t src_edge = r.edge_of_host(a.index());
-  const uint32_t dst_edge = r.edge_of_host(b.index());
   auto [it, added] =
       edge_route_links_.try_emplace((uint64_t{src_edge} << 32) | dst_edge, std::vector<Link>{});
   if (added) {
@@ -99,9 +98,17 @@ Network::RouteLinks Network::route_links(NodeId a, NodeId b) const {
       it->second.emplace_back(p.rate_bps(), p.delay());
     }
   }
+  return it->second;
+}
+
+Network::RouteLinks Network::route_links(NodeId a, NodeId b) const {
+  const Routing& r = ctx_->routing;
+  const uint32_t dst_edge = r.edge_of_host(b.index());
   const EgressPort& nic = nodes_[a.index()]->port(PortId(0));
   const EgressPort& last = nodes_[dst_edge]->port(r.host_port_at_edge(b.index()));
-  return RouteLinks{{nic.rate_bps(), nic.delay()}, it->second, {last.rate_bps(), last.delay()}};
+  return RouteLinks{{nic.rate_bps(), nic.delay()},
+                    edge_route_links(r.edge_of_host(a.index()), dst_edge),
+                    {last.rate_bps(), last.delay()}};
 }
 
 Delta Network::max_route_sum(const std::function<Delta(BitsPerSec, Delta)>& link_term) const {
@@ -142,11 +149,8 @@ Delta Network::max_route_sum(const std::function<Delta(BitsPerSec, Delta)>& link
         continue;
       }
       Delta sum = up.best + down.best;
-      const auto path = r.path_nodes(src_edge, dst_edge, 0);
-      for (size_t i = 0; i + 1 < path.size(); ++i) {
-        const EgressPort& p = nodes_[path[i]]->port(r.next_hops(path[i], dst_edge)[0]);
-        sum += link_term(p.rate_bps(), p.delay());
-      }
+      for (const auto& [rate, delay] : edge_route_links(src_edge, dst_edge))
+        sum += link_term(rate, delay);
       best = std::max(best, sum);
     }
   }

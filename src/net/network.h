@@ -102,6 +102,8 @@ class Network {
     }
   };
   RouteLinks route_links(NodeId a, NodeId b) const;
+  // The switch links of the default route between two edge switches (cached).
+  std::span<const Link> edge_route_links(uint32_t src_edge, uint32_t dst_edge) const;
 
   Simulator& sim_;
   TopologySpec topo_;

@@ -80,15 +80,14 @@ bool EventQueue::note_full_slot(size_t slot, EventKey key) {
   full_pushes_ = 0;
   seq_at_count_ = next_seq_;
   if (pushes > uint64_t{16} * kCountTo || width_log2_ <= kMinWidthLog2 ||
-      slot_bits_ >= kMaxSlotBits)
+      slot_bits() >= kMaxSlotBits)
     return false;
   grow_wheel();
   return true;
 }
 
-void EventQueue::size_wheel(int slot_bits) {
-  slot_bits_ = slot_bits;
-  const size_t count = size_t{1} << slot_bits;
+void EventQueue::size_wheel(int bits) {
+  const size_t count = size_t{1} << bits;
   slot_mask_ = count - 1;
   slots_.assign(count, Slot{});
   busy_.assign(count / 64, 0);
@@ -108,7 +107,7 @@ std::vector<uint32_t> EventQueue::listed_nodes() const {
 
 void EventQueue::grow_wheel() {
   const std::vector<uint32_t> listed = listed_nodes();
-  size_wheel(slot_bits_ + 1);
+  size_wheel(slot_bits() + 1);
   --width_log2_;
   // The new window starts at the old cursor's first half-slot and covers the old window:
   // an old slot's events fall into two new slots, so none overflows.
@@ -134,7 +133,7 @@ void EventQueue::set_slot_width_log2(int width_log2) {
     push_far(nodes_[n].entry);
     free_node(n);
   }
-  size_wheel(slot_bits_);
+  size_wheel(slot_bits());
   width_log2_ = width_log2;
   cursor_ = 0;
 }

@@ -44,6 +44,7 @@ class EventQueue {
   bool empty() const { return size() == 0; }
   size_t size() const { return wheel_size_ + far_.size(); }
   size_t slots() const { return slot_mask_ + 1; }
+  int slot_bits() const { return std::countr_one(slot_mask_); }
   // The wheel's horizon: slots() slots of 2^width_log2 ps. Events already in the wheel
   // move to the heap; the order does not change.
   void set_slot_width_log2(int width_log2);
@@ -225,7 +226,7 @@ class EventQueue {
   // it: the places from the head to pos - 1 hold events in key order.
   void insert_in_order(size_t slot, uint8_t pos, uint32_t n, EventKey key) {
     Slot& listed = slots_[slot];
-    const uint8_t head = slots_[slot].state.head;
+    const uint8_t head = listed.state.head;
     while (pos > head && key < nodes_[listed.node[pos - 1]].entry.key) {
       listed.node[pos] = listed.node[pos - 1];
       --pos;
@@ -236,8 +237,8 @@ class EventQueue {
   EventKey front_key();
   // Counts a push (key `key`) that found `slot` full; true when the wheel grew.
   bool note_full_slot(size_t slot, EventKey key);
-  // An empty wheel of 2^slot_bits slots.
-  void size_wheel(int slot_bits);
+  // An empty wheel of 2^bits slots.
+  void size_wheel(int bits);
   // Twice the slots at half the width, the wheel's events filed again.
   void grow_wheel();
   // The nodes the wheel lists, slot by slot (for refiling them; allocates).
@@ -246,7 +247,6 @@ class EventQueue {
   void add_nodes(size_t count);
 
   int width_log2_ = kDefaultWidthLog2;
-  int slot_bits_ = kMinSlotBits;
   uint64_t slot_mask_ = 0;
   // An absolute slot at or before the last event taken's (its own after a pop; earlier
   // after a growth or a new width): every wheel event lies in [cursor_, cursor_ + slot_mask_].
