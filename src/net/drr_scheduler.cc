@@ -17,8 +17,48 @@ size_t DrrScheduler::pick(const QueueState& queues) {
   if (listed_) return pick_listed(queues);
   // Ports of up to 32 queues keep ready bits: one load instead of a ring and a pause flag
   // per queue visited.
-  if (queues.has_ready_mask()) return walk_ready_bits(queues, queues.ready_mask());
+  if (queues.has_ready_mask()) {
+    const uint32_t ready = queues.ready_mask() & static_cast<uint32_t>(queue_bits());
+    if (ready != 0 && (ready & (ready - 1)) == 0) {  // one bit (no popcount call)
+      const size_t q = pick_only_ready(queues, static_cast<uint32_t>(std::countr_zero(ready)));
+      if (q != kNone) return q;
+    }
+    return walk_ready_bits(queues, ready);
+  }
   return pick_by_visits(queues);
+}
+
+// One ready queue, as in a fabric with one busy class: the walk's outcome in closed form
+// when its first quantum (or the credit left) covers the head. kNone leaves a state from
+// which walk_ready_bits makes exactly the walk's remaining visits.
+size_t DrrScheduler::pick_only_ready(const QueueState& queues, uint32_t q) {
+  const int64_t head = queues.head_bytes(q);
+  if (rr_ == q && !fresh_) {
+    if (int64_t{deficit_[q]} >= head) return q;  // q goes on spending its credit
+    if (int64_t{deficit_[q]} + quantum_bytes_ < head) return kNone;
+    // Its credit is spent: the walk laps the idle queues, which keep no credit, back to q.
+    const uint32_t others = credited_ & ~(1u << q);
+    for (uint32_t zero = others; zero != 0; zero &= zero - 1) deficit_[std::countr_zero(zero)] = 0;
+    credited_ &= ~others;
+  } else if (rr_ != q) {
+    if (int64_t{deficit_[q]} + quantum_bytes_ < head) return kNone;
+    // The walk crosses the idle queues from rr_ up to q, going round; they lose their credit.
+    const uint32_t below_q = (1u << q) - 1;
+    const uint32_t below_rr = (1u << rr_) - 1;
+    const uint32_t idle =
+        rr_ < q ? below_q & ~below_rr : (~below_rr & static_cast<uint32_t>(queue_bits())) | below_q;
+    for (uint32_t zero = credited_ & idle; zero != 0; zero &= zero - 1)
+      deficit_[std::countr_zero(zero)] = 0;
+    credited_ &= ~idle;
+    rr_ = q;
+  }
+  // rr_ is q on a fresh visit: it earns its quantum.
+  deficit_[q] += static_cast<int32_t>(quantum_bytes_);
+  credited_ |= 1u << q;
+  fresh_ = false;
+  // Only a fresh visit of q gets here and fails (the others checked the head first): its
+  // next visit spends nothing and moves on, as the walk's first visit would have.
+  return int64_t{deficit_[q]} >= head ? q : kNone;
 }
 
 size_t DrrScheduler::pick_by_visits(const QueueState& queues) {

@@ -37,6 +37,8 @@ class alignas(64) DrrScheduler final : public EgressScheduler {
   size_t walk(const QueueState& queues, Ready ready);
   // The same walk from the ready bits: a run of idle queues is crossed at once.
   size_t walk_ready_bits(const QueueState& queues, uint32_t ready);
+  // The walk when q is the only ready queue; kNone where it needs walk_ready_bits.
+  size_t pick_only_ready(const QueueState& queues, uint32_t q);
   // Zeroes the deficits of the `count` queues from rr_ on (going round) and moves rr_ past
   // them, as that many visits to idle queues would.
   void skip_idle(uint32_t count);
