@@ -8,12 +8,12 @@ EgressPort::EgressPort(Simulator& sim, Pool<Packet>& pool, Node& owner, PortId i
                        size_t num_queues, std::unique_ptr<EgressScheduler> scheduler)
     : sim_(sim),
       pool_(pool),
+      owner_(owner),
       handler_(sim.add_handler(this)),
       index_(index),
-      owner_(owner),
+      num_queues_(static_cast<uint32_t>(num_queues)),
       scheduler_(std::move(scheduler)),
       data_queues_(std::make_unique<PortQueue[]>(num_queues)),
-      num_queues_(static_cast<uint32_t>(num_queues)),
       pulls_(owner.kind() == NodeKind::kHost),
       paused_(num_queues, 0),
       pause_epochs_(num_queues, 0) {}
@@ -91,10 +91,10 @@ bool EgressPort::flip_paused(size_t queue, bool paused) {
 
 void EgressPort::count_pause(bool paused) {
   if (paused) {
-    ++counters_.times_paused;
+    ++pause_counters_.times_paused;
     if (paused_count_++ == 0) paused_since_ = sim_.now();
   } else {
-    if (--paused_count_ == 0) counters_.paused_time += sim_.now() - paused_since_;
+    if (--paused_count_ == 0) pause_counters_.paused_time += sim_.now() - paused_since_;
     try_send();
   }
 }
@@ -104,7 +104,7 @@ void EgressPort::hold_queue(size_t queue, bool held) {
 }
 
 Delta EgressPort::paused_time(Time now) const {
-  return counters_.paused_time + (paused_count_ ? now - paused_since_ : Delta::zero());
+  return pause_counters_.paused_time + (paused_count_ ? now - paused_since_ : Delta::zero());
 }
 
 PacketId EgressPort::pick_data() {
@@ -172,11 +172,10 @@ void EgressPort::start_transmission(PacketId pkt) {
   busy_ = true;
   busy_until_ = sim_.now() + tx_time(p.wire_bytes);
   ++tx_seq_;
-  ++counters_.tx_packets;
-  counters_.tx_bytes += p.wire_bytes;
+  tx_bytes_ += p.wire_bytes;
   if (p.type == PacketType::kData) {
-    counters_.tx_data_bytes += p.wire_bytes;
-    ++counters_.tx_data_packets;
+    tx_data_bytes_ += p.wire_bytes;
+    ++tx_data_packets_;
   }
   // The frame's arrival is known now; the ring keeps one delivery event pending.
   const Time arrival = busy_until_ + delay_;

@@ -22,8 +22,8 @@ namespace rocelab {
 
 class Node;
 
+// A port's counters as read (a snapshot: the per-frame ones live in the port's hot lines).
 struct PortCounters {
-  uint64_t tx_packets = 0;
   uint64_t tx_bytes = 0;           // wire bytes, all frames
   uint64_t tx_data_bytes = 0;      // wire bytes of data frames
   uint64_t tx_data_packets = 0;    // data frames (summed over ports: data-packet hops)
@@ -33,11 +33,13 @@ struct PortCounters {
   Delta paused_time;          // total time any class was paused (union over classes)
 };
 
-class EgressPort final : public EventHandler {
+// Not an EventHandler: the simulator dispatches to it through its handler table, and a
+// vtable pointer would take 8 bytes of the line every delivery reads.
+class EgressPort final {
  public:
   EgressPort(Simulator& sim, Pool<Packet>& pool, Node& owner, PortId index, size_t num_queues,
              std::unique_ptr<EgressScheduler> scheduler);
-  ~EgressPort() override;
+  ~EgressPort();
 
   // `resolution`: transmission times are truncated to a multiple of it (WireModel).
   void connect(Node* peer, PortId peer_port, BitsPerSec rate_bps, Delta delay,
@@ -113,8 +115,17 @@ class EgressPort final : public EventHandler {
   int64_t data_queue_bytes() const { return data_bytes_total_; }
   size_t queued_packets() const;
   size_t in_flight_packets() const { return on_wire_; }
-  const PortCounters& counters() const { return counters_; }
-  PortCounters& counters() { return counters_; }
+  PortCounters counters() const {
+    PortCounters c = pause_counters_;
+    c.tx_bytes = tx_bytes_;
+    c.tx_data_bytes = tx_data_bytes_;
+    c.tx_data_packets = tx_data_packets_;
+    return c;
+  }
+  // A PFC XOFF (or XON) frame this port sends to its peer.
+  void count_pfc_frame_sent(bool xoff) {
+    ++(xoff ? pause_counters_.pause_frames_sent : pause_counters_.resume_frames_sent);
+  }
   Delta paused_time(Time now) const;
 
   // Data queue that holds packets of `p`'s priority.
@@ -124,7 +135,7 @@ class EgressPort final : public EventHandler {
     return prio < num_queues_ ? prio : num_queues_ - 1;
   }
 
-  void on_event(uint32_t kind, uint64_t arg) override;
+  void on_event(uint32_t kind, uint64_t arg);
 
  private:
   enum EventKind : uint32_t { kTxDone = 0, kDeliver = 1, kWake = 2 };
@@ -142,13 +153,14 @@ class EgressPort final : public EventHandler {
   void start_transmission(PacketId pkt);
   void schedule_tx_done();
 
-  // What every frame reads or writes comes first, in the object's first four cache lines:
-  // each frame touches the port at its enqueue, its start and its delivery, long after the
+  // What every frame reads or writes is in the object's first three cache lines: each
+  // frame touches the port at its enqueue, its start and its delivery, long after the
   // port's last frame, and every distinct line is then a cache miss.
-  // Line 0 (after the vtable pointer): all a delivery reads.
+  // Line 0: all a delivery reads, and the link's constants.
   Simulator& sim_;
   Pool<Packet>& pool_;
   Node* peer_ = nullptr;
+  Node& owner_;
   // The frames on the wire, oldest first, linked through Packet::next_on_wire: a delivery
   // reads the next frame's id and arrival from the packet it delivers, which the peer
   // reads anyway, where a ring of its own cost a cache line more per delivery.
@@ -158,38 +170,40 @@ class EgressPort final : public EventHandler {
   uint32_t handler_;
   PortId peer_port_;
   PortId index_;
-  // Line 1.
-  Node& owner_;
+  uint32_t num_queues_;
   uint32_t ps_per_byte_ = 0;    // exact picoseconds per byte, 0 when the rate has none
   uint32_t resolution_ps_ = 0;  // WireModel::serialization_resolution
+  // Line 1: the transmitter.
   Delta delay_;
   Time busy_until_;
-  uint64_t tx_seq_ = 0;
+  uint64_t tx_seq_ = 0;  // frames started (the end-of-frame event's tag)
   int64_t data_bytes_total_ = 0;
   std::unique_ptr<EgressScheduler> scheduler_;
   std::unique_ptr<PortQueue[]> data_queues_;
-  // Line 2.
+  uint64_t tx_done_seq_ = 0;
+  uint64_t tx_bytes_ = 0;  // wire bytes, all frames
+  // Line 2: the control queue, the queues' state and the per-frame counters.
   Ring<PacketId> control_queue_;
   uint32_t nonempty_mask_ = 0;  // bit q: data queue q holds packets (first 32 queues)
   uint32_t paused_mask_ = 0;
-  uint32_t num_queues_;
   // Sizes of pause_queue_ and control_queue_, kept here so that a frame's start does not
   // read pause_queue_'s cold line.
   uint32_t pause_frames_ = 0;
   uint32_t control_frames_ = 0;
-  uint64_t tx_done_seq_ = 0;
+  uint64_t tx_data_bytes_ = 0;    // wire bytes of data frames
+  uint64_t tx_data_packets_ = 0;  // data frames (summed over ports: data-packet hops)
   bool busy_ = false;
   bool choosing_ = false;
   bool tx_done_pending_ = false;
   bool tx_done_reserved_ = false;  // tx_done_seq_ holds the end-of-frame event's place
-  bool acks_in_data_queues_ = false;
-  bool pause_ahead_ = true;
-  bool pfc_all_queues_ = false;
-  bool all_paused_ = false;  // under pfc_all_queues_: some priority is paused
-  bool pulls_;               // a host port: after each frame it asks its owner for the next
-  // Line 3: the frame counters, written per frame.
-  alignas(64) PortCounters counters_;
+  // Set once, or (all_paused_) only by PAUSE frames: one byte.
+  bool acks_in_data_queues_ : 1 = false;
+  bool pause_ahead_ : 1 = true;
+  bool pfc_all_queues_ : 1 = false;
+  bool all_paused_ : 1 = false;  // under pfc_all_queues_: some priority is paused
+  bool pulls_ : 1;               // a host port: after each frame it asks its owner for the next
   // Touched only while something is paused or a PAUSE frame waits.
+  alignas(64) PortCounters pause_counters_;  // its tx fields unused: see counters()
   Ring<PacketId> pause_queue_;
   std::vector<uint8_t> paused_;
   std::vector<uint32_t> pause_epochs_;  // per data queue: PAUSEs that held it

@@ -49,13 +49,11 @@ void Pfc::send_pfc(PortId in_port, Priority prio, bool xoff) {
   f.wire_bytes = ctx_.wire.control_wire_bytes(PacketType::kPause);
   f.src = node_.id();
   EgressPort& port = node_.port(in_port);
-  PortCounters& pc = port.counters();
+  port.count_pfc_frame_sent(xoff);
   if (xoff) {
-    ++pc.pause_frames_sent;
     ++ctx_.counters.pause_frames;
     ++ctx_.counters.pause_frames_by_node[node_.id().index()];
   } else {
-    ++pc.resume_frames_sent;
     ++ctx_.counters.resume_frames;
   }
   port.enqueue(id);

@@ -46,9 +46,11 @@ class Simulator {
   // through a per-type function kept in the handler table, not through the object's vtable:
   // for a final class it is direct, and the object (last touched many events ago, so a
   // cache miss) is not read before the handler starts.
+  // A handler is an EventHandler, or any class with a public on_event(kind, arg) (a hot
+  // one may do without the vtable pointer).
   template <class Handler>
+  requires requires(Handler& h, uint32_t kind, uint64_t arg) { h.on_event(kind, arg); }
   uint32_t add_handler(Handler* handler) {
-    static_assert(std::is_base_of_v<EventHandler, Handler>);
     handlers_.push_back(HandlerEntry{handler, &dispatch<Handler>});
     return static_cast<uint32_t>(handlers_.size() - 1);
   }
