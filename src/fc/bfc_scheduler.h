@@ -17,6 +17,7 @@ class BfcScheduler final : public EgressScheduler {
   void on_enqueue(size_t queue) override {
     if (queue != high_) drr_.on_enqueue(queue);
   }
+  bool wants_on_enqueue() const override { return drr_.wants_on_enqueue(); }
   size_t pick(const QueueState& queues) override {
     if (queues.ready(high_)) return high_;
     return drr_.pick(queues.prefix(high_));

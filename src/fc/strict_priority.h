@@ -8,6 +8,7 @@ namespace rocelab {
 
 class StrictPriorityScheduler final : public EgressScheduler {
  public:
+  bool wants_on_enqueue() const override { return false; }
   size_t pick(const QueueState& queues) override {
     for (size_t q = queues.num_queues(); q-- > 0;)
       if (queues.ready(q)) return q;

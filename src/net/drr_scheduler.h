@@ -26,6 +26,7 @@ class alignas(64) DrrScheduler final : public EgressScheduler {
       active_.push_back(static_cast<uint32_t>(queue));
     }
   }
+  bool wants_on_enqueue() const override { return listed_ != nullptr; }
   size_t pick(const QueueState& queues) override;
   void on_sent(size_t queue, uint32_t bytes, bool queue_now_empty) override;
   // The visit-by-visit walk, the definition pick() follows; public so that tests can hold

@@ -15,6 +15,7 @@ EgressPort::EgressPort(Simulator& sim, Pool<Packet>& pool, Node& owner, PortId i
       scheduler_(std::move(scheduler)),
       data_queues_(std::make_unique<PortQueue[]>(num_queues)),
       pulls_(owner.kind() == NodeKind::kHost),
+      notify_enqueue_(scheduler_->wants_on_enqueue()),
       paused_(num_queues, 0),
       pause_epochs_(num_queues, 0) {}
 
@@ -52,7 +53,7 @@ void EgressPort::enqueue(PacketId pkt, size_t q) {
     queue.bytes += p.wire_bytes;
     if (q < 32) nonempty_mask_ |= 1u << q;
     data_bytes_total_ += p.wire_bytes;
-    scheduler_->on_enqueue(q);
+    if (notify_enqueue_) scheduler_->on_enqueue(q);
   }
   try_send();
 }

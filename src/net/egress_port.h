@@ -202,6 +202,7 @@ class EgressPort final {
   bool pfc_all_queues_ : 1 = false;
   bool all_paused_ : 1 = false;  // under pfc_all_queues_: some priority is paused
   bool pulls_ : 1;               // a host port: after each frame it asks its owner for the next
+  bool notify_enqueue_ : 1;      // scheduler_->wants_on_enqueue()
   // Touched only while something is paused or a PAUSE frame waits.
   alignas(64) PortCounters pause_counters_;  // its tx fields unused: see counters()
   Ring<PacketId> pause_queue_;

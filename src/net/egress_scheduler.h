@@ -70,6 +70,9 @@ class EgressScheduler {
   virtual ~EgressScheduler() = default;
   // A packet joined `queue`.
   virtual void on_enqueue(size_t /*queue*/) {}
+  // Whether on_enqueue does anything: asked once, when the port is built. A port skips the
+  // call (and the read of the scheduler's cold line at every enqueue) when it does not.
+  virtual bool wants_on_enqueue() const { return true; }
   // The queue to send from now, or kNone when no queue is ready. The port then takes that
   // queue's head packet and calls on_sent.
   virtual size_t pick(const QueueState& queues) = 0;
