@@ -94,6 +94,7 @@ void EventQueue::size_wheel(int bits) {
   busy_words_.assign((count / 64 + 63) / 64, 0);
   wheel_size_ = 0;
   hint_node_ = kNoNode;
+  live_slot_ = kNoSlot;
 }
 
 std::vector<uint32_t> EventQueue::listed_nodes() const {

@@ -103,6 +103,7 @@ class EventQueue {
       if (event_key_time(far_front_) > until.ps) return false;
       out = pop_far();
       hint_node_ = kNoNode;
+      live_slot_ = kNoSlot;  // its handler may push into a slot before the live one
     } else {
       if (best == kNoKey || event_key_time(best) > until.ps) return false;
       out = unlink_front(slot);
@@ -191,11 +192,13 @@ class EventQueue {
     if (head + 1 == tail) {
       st = SlotState{};
       hint_node_ = kNoNode;
+      live_slot_ = kNoSlot;
       busy_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
       if (busy_[slot >> 6] == 0) busy_words_[slot >> 12] &= ~(uint64_t{1} << ((slot >> 6) & 63));
     } else {
       st.head = static_cast<uint8_t>(head + 1);
       hint_node_ = slots_[slot].node[head + 1];
+      live_slot_ = slot;
     }
     return e;
   }
@@ -213,6 +216,7 @@ class EventQueue {
   size_t first_busy_slot() const;
   // The first busy slot, sorted (the wheel must not be empty).
   size_t front_slot() {
+    if (live_slot_ != kNoSlot) return live_slot_;
     const size_t slot = first_busy_slot();
     if (!slots_[slot].state.sorted) sort_slot(slot);
     return slot;
@@ -265,6 +269,11 @@ class EventQueue {
   uint64_t seq_at_count_ = 0;
   // The node listed after the one take_due just took, in its slot (kNoNode: none).
   uint32_t hint_node_ = kNoNode;
+  // The slot of the event take_due just took from the wheel, while it holds more: no event
+  // can be pushed before the one just taken, so it is the first busy slot (and sorted) with
+  // no search. kNoSlot after the slot empties, a pop from the heap, or a new wheel.
+  static constexpr size_t kNoSlot = SIZE_MAX;
+  size_t live_slot_ = kNoSlot;
 };
 
 }  // namespace rocelab
