@@ -298,7 +298,9 @@ PacketId RdmaTransport::pull_data(NodeId host, const EgressPort& port, Time* nex
   Time earliest = Time::never();
   // The RESUME kicks us. A NIC with fewer queues carries the class in its last queue.
   if (port.paused(port.queue_of_priority(cfg_.data_priority))) return PacketId::invalid();
-  size_t idx = n ? hq.rr % n : 0;  // round robin from where the last packet left off
+  // Round robin from where the last packet left off; rr is past the end only after a flow
+  // left the list (no division per pull).
+  size_t idx = hq.rr < n ? hq.rr : (n ? hq.rr % n : 0);
   for (size_t i = 0; i < n; ++i, idx = idx + 1 == n ? 0 : idx + 1) {
     const FlowId f = hq.active[idx];
     Sender& s = flows_[f.index()];
