@@ -37,19 +37,14 @@ size_t DrrScheduler::pick_only_ready(const QueueState& queues, uint32_t q) {
     if (int64_t{deficit_[q]} >= head) return q;  // q goes on spending its credit
     if (int64_t{deficit_[q]} + quantum_bytes_ < head) return kNone;
     // Its credit is spent: the walk laps the idle queues, which keep no credit, back to q.
-    const uint32_t others = credited_ & ~(1u << q);
-    for (uint32_t zero = others; zero != 0; zero &= zero - 1) deficit_[std::countr_zero(zero)] = 0;
-    credited_ &= ~others;
+    drop_credit(static_cast<uint32_t>(queue_bits()) & ~(1u << q));
   } else if (rr_ != q) {
     if (int64_t{deficit_[q]} + quantum_bytes_ < head) return kNone;
     // The walk crosses the idle queues from rr_ up to q, going round; they lose their credit.
     const uint32_t below_q = (1u << q) - 1;
     const uint32_t below_rr = (1u << rr_) - 1;
-    const uint32_t idle =
-        rr_ < q ? below_q & ~below_rr : (~below_rr & static_cast<uint32_t>(queue_bits())) | below_q;
-    for (uint32_t zero = credited_ & idle; zero != 0; zero &= zero - 1)
-      deficit_[std::countr_zero(zero)] = 0;
-    credited_ &= ~idle;
+    drop_credit(rr_ < q ? below_q & ~below_rr
+                        : (~below_rr & static_cast<uint32_t>(queue_bits())) | below_q);
     rr_ = q;
   }
   // rr_ is q on a fresh visit: it earns its quantum.
@@ -102,10 +97,7 @@ void DrrScheduler::skip_idle(uint32_t count) {
   // Visits past a full lap zero nothing more.
   const uint32_t span = count < n ? count : n;
   const uint64_t run = ((uint64_t{1} << span) - 1) << rr_;  // bits rr_ .. rr_ + span - 1
-  const uint32_t covered = static_cast<uint32_t>((run | (run >> n)) & queue_bits());
-  for (uint32_t zero = credited_ & covered; zero != 0; zero &= zero - 1)
-    deficit_[std::countr_zero(zero)] = 0;
-  credited_ &= ~covered;
+  drop_credit(static_cast<uint32_t>((run | (run >> n)) & queue_bits()));
   uint32_t next = rr_ + count;  // count is at most 2n + 1 visits: no division needed
   while (next >= n) next -= n;
   rr_ = next;

@@ -3,6 +3,7 @@
 // packet. The default egress scheduler.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -43,6 +44,12 @@ class alignas(64) DrrScheduler final : public EgressScheduler {
   // Zeroes the deficits of the `count` queues from rr_ on (going round) and moves rr_ past
   // them, as that many visits to idle queues would.
   void skip_idle(uint32_t count);
+  // Zeroes the deficits of the queues in `queues` (a bit each) that hold credit.
+  void drop_credit(uint32_t queues) {
+    for (uint32_t zero = credited_ & queues; zero != 0; zero &= zero - 1)
+      deficit_[std::countr_zero(zero)] = 0;
+    credited_ &= ~queues;
+  }
   // Bits 0 .. num_queues_ - 1 (ports of up to 32 queues).
   uint64_t queue_bits() const { return (uint64_t{1} << num_queues_) - 1; }
   size_t pick_listed(const QueueState& queues);
