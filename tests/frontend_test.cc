@@ -4,11 +4,13 @@
 
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <set>
 #include <sstream>
 
@@ -63,6 +65,39 @@ TEST(Units, ParseAndFormatExactly) {
   EXPECT_EQ(format_duration(Delta::from_us(55)), "55us");
   EXPECT_EQ(format_duration(Delta{1500}), "1500ps");
   for (double x : {0.125, 1.0 / 256, 0.1, 1e-7}) EXPECT_EQ(*parse_real(format_real(x), &why), x);
+}
+
+// Decimals no finer than the factor take a path without strings; finer ones round half up
+// on the digit path. Both against exact integer arithmetic, on random decimals like a flow
+// file's start times, and across the limit.
+TEST(Units, ScaledDecimalsAreExactOnBothPaths) {
+  std::mt19937_64 rng(11);
+  for (int i = 0; i < 20000; ++i) {
+    const uint64_t whole = rng() % 100;
+    const int decimals = static_cast<int>(rng() % 16);
+    uint64_t frac = 0, pow10 = 1;
+    for (int d = 0; d < decimals; ++d, pow10 *= 10) frac = frac * 10 + rng() % 10;
+    const int64_t factor = i % 2 ? 1000000000000 : 1000;  // ps per second, or per ns
+    const std::string text =
+        decimals ? fmt::format("{}.{:0{}}", whole, frac, decimals) : std::to_string(whole);
+    // whole.frac x factor = (whole x pow10 + frac) x factor / pow10, rounded half up.
+    const unsigned __int128 num =
+        (static_cast<unsigned __int128>(whole) * pow10 + frac) * static_cast<uint64_t>(factor);
+    const auto want = static_cast<int64_t>((num + pow10 / 2) / pow10);
+    UnitError error;
+    const auto got = parse_scaled(text, factor, UnitRules{}, &error);
+    ASSERT_TRUE(got) << text;
+    EXPECT_EQ(*got, want) << text << " x " << factor;
+    const bool exact = num % pow10 == 0;
+    EXPECT_EQ(parse_scaled(text, factor, UnitRules{.whole = true}, &error).has_value(), exact)
+        << text;
+  }
+  UnitError error;
+  EXPECT_EQ(parse_scaled("9.22", 1000, UnitRules{.max = 9220}, &error), 9220);
+  EXPECT_FALSE(parse_scaled("9.221", 1000, UnitRules{.max = 9220}, &error));
+  EXPECT_EQ(error, UnitError::kTooLarge);
+  EXPECT_FALSE(parse_scaled("9999999999999999999", 1000000000000, UnitRules{}, &error));
+  EXPECT_EQ(error, UnitError::kTooLarge);
 }
 
 // Every file of tests/scenarios/bad fails validation with a message that names the file

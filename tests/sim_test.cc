@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <iterator>
 #include <map>
 #include <vector>
@@ -23,6 +24,40 @@ TEST(Time, SerializationIsExactPicoseconds) {
   EXPECT_EQ(serialization_delay(3, gbps(3)).ps, 8000);
   EXPECT_EQ(serialization_delay(1, mbps(3)).ps, 2666667);  // rounded up
   EXPECT_EQ(bytes_in(Delta::from_us(1), gbps(100)), 12500);
+}
+
+// Frames take a 64-bit path, anything from 2 MiB a 128-bit one: both must give the
+// rounded-up quotient, at the boundary and at odd rates.
+TEST(Time, SerializationAgreesAcrossItsTwoPaths) {
+  auto reference = [](int64_t bytes, int64_t rate) -> __int128 {
+    const __int128 bits_ps = static_cast<__int128>(bytes) * 8 * 1000000000000LL;
+    return (bits_ps + rate - 1) / rate;
+  };
+  const int64_t rates[] = {1,
+                           3,
+                           999983,
+                           mbps(3),
+                           gbps(25),
+                           gbps(100),
+                           gbps(400),
+                           (int64_t{1} << 60) - 1,
+                           int64_t{1} << 60,
+                           INT64_MAX};
+  const int64_t sizes[] = {0,
+                           1,
+                           1082,
+                           9000,
+                           (int64_t{1} << 21) - 1,
+                           int64_t{1} << 21,
+                           (int64_t{1} << 21) + 1,
+                           int64_t{1} << 30};
+  for (const int64_t rate : rates)
+    for (const int64_t bytes : sizes) {
+      const __int128 want = reference(bytes, rate);
+      if (want > INT64_MAX) continue;  // no Delta holds it
+      EXPECT_EQ(serialization_delay(bytes, rate).ps, static_cast<int64_t>(want))
+          << bytes << " B at " << rate << " b/s";
+    }
 }
 
 TEST(EventQueue, OrdersByTimeThenInsertion) {

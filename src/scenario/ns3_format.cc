@@ -7,6 +7,7 @@
 #include <iterator>
 #include <limits>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string_view>
 #include <unordered_map>
@@ -14,22 +15,28 @@
 
 #include <fmt/format.h>
 
+#include "scenario/text_lines.h"
 #include "scenario/units.h"
 
 namespace rocelab {
 
 namespace {
 
-// One non-blank line of a file: its 1-based number and whitespace-separated fields.
+// One non-blank line of a file: its 1-based number and whitespace-separated fields (views
+// into the file's text).
 struct Line {
   int no = 0;
-  std::vector<std::string> fields;
+  std::span<const std::string_view> fields;
 };
 
 struct File {
   std::string path;
   std::vector<Line> lines;  // non-blank lines only
   int last_line = 0;        // number of the last line in the file (0 if empty)
+  // What the lines view: a flow file has hundreds of thousands of lines, and a string per
+  // field cost more than the parse.
+  std::vector<char> text;
+  std::vector<std::string_view> fields;  // every line's, in order
 };
 
 [[noreturn]] void fail(const std::string& path, int line, const std::string& what) {
@@ -45,29 +52,43 @@ File read_file(const std::string& path) {
   if (!in) throw std::runtime_error(path + ": cannot open file");
   File file;
   file.path = path;
-  std::string text;
-  int no = 0;
-  while (std::getline(in, text)) {
-    ++no;
-    Line line;
-    line.no = no;
-    size_t i = 0;
-    while (i < text.size()) {
-      while (i < text.size() && is_space(text[i])) ++i;
-      const size_t start = i;
-      while (i < text.size() && !is_space(text[i])) ++i;
-      if (i > start) line.fields.emplace_back(text.substr(start, i - start));
-    }
-    if (!line.fields.empty()) file.lines.push_back(std::move(line));
-  }
+  char chunk[1 << 16];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0)
+    file.text.insert(file.text.end(), chunk, chunk + in.gcount());
   if (in.bad()) throw std::runtime_error(path + ": read error");
+  // Lines end at '\n', as std::getline reads them; the fields' places are noted first, and
+  // the lines' spans made once the field list stops growing.
+  std::vector<std::pair<int, size_t>> line_starts;  // (number, first field) per non-blank line
+  const char* const text = file.text.data();
+  const size_t size = file.text.size();
+  int no = 0;
+  for (size_t i = 0; i < size;) {
+    ++no;
+    const size_t first = file.fields.size();
+    while (i < size && text[i] != '\n') {
+      while (i < size && text[i] != '\n' && is_space(text[i])) ++i;
+      const size_t start = i;
+      while (i < size && text[i] != '\n' && !is_space(text[i])) ++i;
+      if (i > start) file.fields.emplace_back(text + start, i - start);
+    }
+    if (file.fields.size() > first) line_starts.emplace_back(no, first);
+    ++i;  // past the '\n' (or the end)
+  }
+  file.lines.reserve(line_starts.size());
+  for (size_t k = 0; k < line_starts.size(); ++k) {
+    const size_t first = line_starts[k].second;
+    const size_t end = k + 1 < line_starts.size() ? line_starts[k + 1].second : file.fields.size();
+    file.lines.push_back(
+        Line{line_starts[k].first,
+             std::span<const std::string_view>(file.fields).subspan(first, end - first)});
+  }
   file.last_line = no;
   return file;
 }
 
 // A whole-token unsigned decimal integer no larger than `max`.
 template <typename T>
-std::optional<T> parse_uint(const std::string& s, T max = std::numeric_limits<T>::max()) {
+std::optional<T> parse_uint(std::string_view s, T max = std::numeric_limits<T>::max()) {
   if (s.empty() || s[0] < '0' || s[0] > '9') return std::nullopt;
   T v = 0;
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
@@ -96,7 +117,7 @@ bool is_byte_rate(std::string_view unit) {
   return !rest.empty() && rest[0] == 'B';
 }
 
-BitsPerSec parse_link_rate(const File& f, const Line& line, const std::string& token) {
+BitsPerSec parse_link_rate(const File& f, const Line& line, std::string_view token) {
   if (is_byte_rate(unit_of(token)))
     fail(
         f.path, line.no,
@@ -115,7 +136,7 @@ BitsPerSec parse_link_rate(const File& f, const Line& line, const std::string& t
   return *v;
 }
 
-Delta parse_link_delay(const File& f, const Line& line, const std::string& token) {
+Delta parse_link_delay(const File& f, const Line& line, std::string_view token) {
   UnitError error;
   const auto v = parse_duration(token, nullptr, kDelayRules, &error);
   if (!v && error == UnitError::kUnknownUnit)
@@ -125,7 +146,7 @@ Delta parse_link_delay(const File& f, const Line& line, const std::string& token
   return *v;
 }
 
-void parse_error_rate(const File& f, const Line& line, const std::string& token) {
+void parse_error_rate(const File& f, const Line& line, std::string_view token) {
   // Any spelling of zero ("0", "0.000000"); nothing else is modelled.
   UnitError error;
   const auto zero = parse_scaled(token, 1, UnitRules{.whole = true, .max = 0}, &error);
@@ -186,7 +207,7 @@ TopologySpec read_ns3_topology(const std::string& path, std::string* ignored) {
       fail(path, sw.no,
            fmt::format("expected {} switch ids on this line (switch_count on line {}), found {}",
                        *switch_count, header.no, sw.fields.size()));
-    for (const std::string& tok : sw.fields) {
+    for (const std::string_view tok : sw.fields) {
       const auto id = parse_uint<uint32_t>(tok);
       if (!id || *id >= *node_count)
         fail(path, sw.no,
@@ -359,17 +380,16 @@ std::vector<FlowSpec> read_ns3_flows(const std::string& path, Ns3FlowFormat form
                        line.fields[2]));
     if (hpcc && !parse_uint<uint32_t>(line.fields[3], 65535))
       fail(path, line.no, fmt::format("expected dport in [0, 65535], got '{}'", line.fields[3]));
-    const std::string& size_tok = line.fields[hpcc ? 4 : 3];
+    const std::string_view size_tok = line.fields[hpcc ? 4 : 3];
     const auto size = parse_uint<uint64_t>(size_tok);
     if (!size)
       fail(path, line.no,
            fmt::format("expected size in bytes (non-negative integer), got '{}'", size_tok));
-    const std::string& start_tok = line.fields[hpcc ? 5 : 4];
+    const std::string_view start_tok = line.fields[hpcc ? 5 : 4];
     if (!start_tok.empty() && start_tok[0] == '-')
       fail(path, line.no, fmt::format("start time must be non-negative, got '{}'", start_tok));
-    const std::string_view start_num = !start_tok.empty() && start_tok[0] == '+'
-                                           ? std::string_view(start_tok).substr(1)
-                                           : std::string_view(start_tok);
+    const std::string_view start_num =
+        !start_tok.empty() && start_tok[0] == '+' ? start_tok.substr(1) : start_tok;
     constexpr int64_t kPsPerSecond = 1000000000000;
     const auto start_ps =
         parse_scaled(start_num, kPsPerSecond, UnitRules{.max = Time::never().ps - 1});
@@ -401,18 +421,17 @@ std::vector<FlowSpec> read_ns3_flows(const std::string& path, Ns3FlowFormat form
   return flows;
 }
 
-void write_ns3_fct(std::ostream& out, const std::vector<FctLine>& lines, Ns3FctStyle style) {
-  std::string buf;
+void write_ns3_fct(std::ostream& file, const std::vector<FctLine>& lines, Ns3FctStyle style) {
+  TextLines out(file);
   for (const FctLine& l : lines) {
-    buf.clear();
     if (style == Ns3FctStyle::kHpcc)
-      fmt::format_to(std::back_inserter(buf), "{:08x} {:08x}", ns3_node_ip(l.src_node),
-                     ns3_node_ip(l.dst_node));
+      out.put_hex(ns3_node_ip(l.src_node), 8).put(' ').put_hex(ns3_node_ip(l.dst_node), 8);
     else
-      fmt::format_to(std::back_inserter(buf), "{} {}", l.src_node, l.dst_node);
-    fmt::format_to(std::back_inserter(buf), " {} {} {} {} {} {}\n", l.sport, l.dport, l.size_bytes,
-                   l.start_ns, l.fct_ns, l.standalone_fct_ns);
-    out << buf;
+      out.put_int(l.src_node).put(' ').put_int(l.dst_node);
+    out.put(' ').put_int(l.sport).put(' ').put_int(l.dport).put(' ').put_int(l.size_bytes);
+    out.put(' ').put_signed(l.start_ns).put(' ').put_signed(l.fct_ns).put(' ');
+    out.put_signed(l.standalone_fct_ns);
+    out.end_line();
   }
 }
 

@@ -1,6 +1,5 @@
 #include "scenario/results.h"
 
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -9,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "scenario/ns3_format.h"
+#include "scenario/text_lines.h"
 #include "stats/fct_summary.h"
 
 namespace rocelab {
@@ -61,12 +61,6 @@ LinkStats link_stats(Network& net, Time end) {
   ls.fabric_utilization = ls.fabric_links ? util_sum / static_cast<double>(ls.fabric_links) : 0;
   ls.host_link_utilization = host_links ? host_util_sum / static_cast<double>(host_links) : 0;
   return ls;
-}
-
-// A time in ps as ns with three decimals, appended: a line's fields go into one buffer.
-void append_ns(std::string& out, int64_t ps) {
-  const uint64_t mag = ps < 0 ? 0 - static_cast<uint64_t>(ps) : static_cast<uint64_t>(ps);
-  fmt::format_to(std::back_inserter(out), "{}{}.{:03}", ps < 0 ? "-" : "", mag / 1000, mag % 1000);
 }
 
 }  // namespace
@@ -173,43 +167,28 @@ nlohmann::json make_summary(const ScenarioConfig& c, Experiment& exp, const RunS
 }
 
 void write_flows_csv(const std::string& path, Experiment& exp) {
-  std::ofstream out(path);
-  out << "id,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,tag\n";
+  std::ofstream file(path);
+  TextLines out(file);
+  out.put("id,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,tag");
+  out.end_line();
   const TopologySpec& topo = exp.network().topology();
-  std::string buf;
-  char sd[32];
   for (const FlowRecord& r : exp.transport().records()) {
-    fmt::format_to(std::back_inserter(buf), "{},{},{},{},", r.id.index(),
-                   topo.nodes[r.src.index()].name, topo.nodes[r.dst.index()].name, r.size_bytes);
-    append_ns(buf, r.start.ps);
-    buf += ',';
+    out.put_int(r.id.index()).put(',').put(topo.nodes[r.src.index()].name).put(',');
+    out.put(topo.nodes[r.dst.index()].name).put(',').put_int(r.size_bytes).put(',');
+    out.put_ns(r.start.ps).put(',');
     if (r.finished()) {
       // As stats/fct_summary.cc: not floored at 1; 1 for a flow with nothing to send.
       const double slowdown =
           r.ideal_fct.ps > 0 ? static_cast<double>(r.fct().ps) / static_cast<double>(r.ideal_fct.ps)
                              : 1.0;
-      std::snprintf(sd, sizeof sd, "%.6f", slowdown);
-      append_ns(buf, r.finish.ps);
-      buf += ',';
-      append_ns(buf, r.fct().ps);
-      buf += ',';
-      append_ns(buf, r.ideal_fct.ps);
-      buf += ',';
-      buf += sd;
+      out.put_ns(r.finish.ps).put(',').put_ns(r.fct().ps).put(',').put_ns(r.ideal_fct.ps);
+      out.put(',').put_fixed(slowdown, 6);
     } else {
-      buf += ",,";
-      append_ns(buf, r.ideal_fct.ps);
-      buf += ',';
+      out.put(",,").put_ns(r.ideal_fct.ps).put(',');
     }
-    buf += ',';
-    buf += exp.tags()[r.tag];
-    buf += '\n';
-    if (buf.size() >= (1 << 16)) {
-      out << buf;
-      buf.clear();
-    }
+    out.put(',').put(exp.tags()[r.tag]);
+    out.end_line();
   }
-  out << buf;
 }
 
 void write_fct_file(const std::string& path, Experiment& exp, const std::string& style) {

@@ -95,10 +95,31 @@ std::string times(const std::string& digits, int64_t factor) {
   return std::string(out.rbegin(), out.rend());
 }
 
+// d x factor without strings when it is a whole number for sure: at most 19 digits, no
+// exponent above zero, and 10^-exp10 dividing factor (decimals no finer than the unit, as in
+// a flow file's seconds to 9 places). nullopt: not that case.
+std::optional<unsigned __int128> scale_exactly(const Decimal& d, int64_t factor) {
+  if (d.digits.size() > 19 || factor <= 0 || d.exp10 > 0 || d.exp10 < -18) return std::nullopt;
+  uint64_t divisor = 1;
+  for (int k = d.exp10; k < 0; ++k) divisor *= 10;
+  if (static_cast<uint64_t>(factor) % divisor != 0) return std::nullopt;
+  uint64_t mantissa = 0;
+  for (char c : d.digits) mantissa = mantissa * 10 + static_cast<uint64_t>(c - '0');
+  // Below 10^19 x 2^63: no overflow in 128 bits.
+  return static_cast<unsigned __int128>(mantissa) * (static_cast<uint64_t>(factor) / divisor);
+}
+
 // d x factor rounded half up to an integer (or, when whole, only if it is one), at most max.
 std::optional<int64_t> scale(const Decimal& d, int64_t factor, bool whole, int64_t max,
                              UnitError* error) {
   if (d.digits.empty() || factor == 0) return 0;
+  if (const auto exact = scale_exactly(d, factor)) {
+    if (*exact > static_cast<unsigned __int128>(max)) {
+      *error = UnitError::kTooLarge;
+      return std::nullopt;
+    }
+    return static_cast<int64_t>(*exact);
+  }
   std::string kept = times(d.digits, factor);
   bool round_up = false;
   if (d.exp10 < 0) {
