@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -89,10 +90,27 @@ TEST(Units, ScaledDecimalsAreExactOnBothPaths) {
     ASSERT_TRUE(got) << text;
     EXPECT_EQ(*got, want) << text << " x " << factor;
     const bool exact = num % pow10 == 0;
+    error = UnitError::kNone;
     EXPECT_EQ(parse_scaled(text, factor, UnitRules{.whole = true}, &error).has_value(), exact)
         << text;
+    if (!exact) {
+      EXPECT_EQ(error, UnitError::kFraction) << text;
+    }
   }
-  UnitError error;
+  UnitError error = UnitError::kNone;
+  // 19 and 20 digits (a mantissa that would wrap 64 bits), exponents, and max exactly met.
+  const int64_t int64_max = std::numeric_limits<int64_t>::max();
+  EXPECT_EQ(parse_scaled("9223372036.854775807", 1000000000, UnitRules{.max = int64_max}, &error),
+            int64_max);
+  EXPECT_FALSE(
+      parse_scaled("9223372036.854775807", 1000000000, UnitRules{.max = int64_max - 1}, &error));
+  EXPECT_EQ(error, UnitError::kTooLarge);
+  EXPECT_FALSE(parse_scaled("18446744073709551617", 1, UnitRules{.max = int64_max}, &error));
+  EXPECT_EQ(error, UnitError::kTooLarge);
+  EXPECT_EQ(parse_scaled("1.5e3", 1000, UnitRules{}, &error), 1500000);
+  EXPECT_EQ(parse_scaled("2.5e-3", 1000, UnitRules{}, &error), 3);  // 2.5 rounds half up
+  EXPECT_FALSE(parse_scaled("2.5e-3", 1000, UnitRules{.whole = true}, &error));
+  EXPECT_EQ(error, UnitError::kFraction);
   EXPECT_EQ(parse_scaled("9.22", 1000, UnitRules{.max = 9220}, &error), 9220);
   EXPECT_FALSE(parse_scaled("9.221", 1000, UnitRules{.max = 9220}, &error));
   EXPECT_EQ(error, UnitError::kTooLarge);

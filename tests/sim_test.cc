@@ -50,6 +50,7 @@ TEST(Time, SerializationAgreesAcrossItsTwoPaths) {
                            (int64_t{1} << 21) - 1,
                            int64_t{1} << 21,
                            (int64_t{1} << 21) + 1,
+                           3000000,  // past 2 MiB but short of 4: a wider 64-bit path overflows
                            int64_t{1} << 30};
   for (const int64_t rate : rates)
     for (const int64_t bytes : sizes) {

@@ -30,6 +30,13 @@ struct Line {
 };
 
 struct File {
+  File() = default;
+  // A copy's lines would view the original's text: moves only.
+  File(const File&) = delete;
+  File& operator=(const File&) = delete;
+  File(File&&) = default;
+  File& operator=(File&&) = default;
+
   std::string path;
   std::vector<Line> lines;  // non-blank lines only
   int last_line = 0;        // number of the last line in the file (0 if empty)
