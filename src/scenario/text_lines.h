@@ -1,8 +1,7 @@
 // Line-oriented text output for the per-flow files (flows.csv, fct.txt): fields appended
 // with std::to_chars into one buffer, written to the stream at the first line end past
-// 64 KiB. A run's
-// output has a line per flow (hundreds of thousands); fmt's run-time format strings and a
-// stream write per line cost more than the lines themselves.
+// 64 KiB. A run's output has a line per flow (hundreds of thousands); fmt's run-time format
+// strings and a stream write per line cost more than the lines themselves.
 #pragma once
 
 #include <charconv>
