@@ -4,7 +4,6 @@
 #include <charconv>
 #include <deque>
 #include <fstream>
-#include <iterator>
 #include <limits>
 #include <optional>
 #include <span>

@@ -2,10 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <map>
-
-#include <fmt/format.h>
 
 #include "scenario/ns3_format.h"
 #include "scenario/text_lines.h"
