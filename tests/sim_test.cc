@@ -123,12 +123,18 @@ TEST(EventQueue, MatchesReferenceUnderMonotonePushesAndPeeks) {
 
 // The simulator's loop: take_due with a horizon, events pushed with sequence numbers
 // reserved earlier (they order among equal times as if pushed then), bursts that fill a
-// slot, and pushes into the slot being drained. Order is (time, sequence), exactly.
-TEST(EventQueue, TakeDueWithReservedSequencesMatchesReference) {
+// slot, and pushes into the slot being drained. Order is (time, sequence), exactly. Also
+// with slots wider than 2^32 ps (a link of milliseconds), whose events' times differ above
+// the low 32 bits that order a slot's pushes at the default width: the wheel grows back
+// through that width while the slots are full.
+void check_take_due_against_reference(int width_log2) {
+  SCOPED_TRACE(width_log2);
   EventQueue q;
+  q.set_slot_width_log2(width_log2);
   std::map<std::pair<int64_t, uint64_t>, uint64_t> ref;  // (time, seq) -> arg
   RandomStream rng(12, "eq-take");
-  const int64_t delays[] = {0, 1, 80, 1000, 86560, 1000000, 55000000};
+  // The last two straddle 2^32 ps: in one wide slot, the later time has the smaller low bits.
+  const int64_t delays[] = {0, 1, 80, 1000, 86560, 1000000, 55000000, 4294967196, 4294967396};
   std::vector<uint64_t> reserved;
   int64_t now = 0;
   uint64_t next_arg = 0;
@@ -165,6 +171,26 @@ TEST(EventQueue, TakeDueWithReservedSequencesMatchesReference) {
     now = event_key_time(e.key);
   }
   EXPECT_EQ(q.size(), ref.size());
+}
+
+TEST(EventQueue, TakeDueWithReservedSequencesMatchesReference) {
+  check_take_due_against_reference(10);
+  check_take_due_against_reference(34);
+}
+
+// A slot wider than 2^32 ps: the later of two times can have the smaller low 32 bits, so
+// a push must not be taken as in order from them.
+TEST(EventQueue, AWideSlotOrdersTimesThatDifferAboveTheLow32Bits) {
+  EventQueue q;
+  q.set_slot_width_log2(34);
+  const int64_t two32 = int64_t{1} << 32;
+  q.push(Time{two32 + 100}, 0, 1, 0);  // low bits 100
+  q.push(Time{two32 - 100}, 0, 2, 0);  // earlier, low bits 2^32 - 100
+  q.push(Time{two32 - 100}, 0, 3, 0);  // same time, pushed later
+  q.push(Time{5}, 0, 4, 0);
+  std::vector<uint32_t> kinds;
+  while (!q.empty()) kinds.push_back(q.pop().kind);
+  EXPECT_EQ(kinds, (std::vector<uint32_t>{4, 2, 3, 1}));
 }
 
 // A dense fabric: some 40 events per nanosecond, more than a slot of the default width

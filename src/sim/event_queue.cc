@@ -29,14 +29,6 @@ size_t EventQueue::first_busy_slot() const {
     if (busy_words_[s]) return first_in(s, busy_words_[s]);
 }
 
-void EventQueue::sort_slot(size_t slot) {
-  for (uint8_t i = slots_[slot].state.head + 1; i < slots_[slot].state.tail; ++i) {
-    const uint32_t n = slots_[slot].node[i];
-    insert_in_order(slot, i, n, nodes_[n].entry.key);
-  }
-  slots_[slot].state.sorted = 1;
-}
-
 EventKey EventQueue::front_key() {
   const EventKey wheel_front = wheel_size_ > 0 ? head_key(front_slot()) : kNoKey;
   return wheel_front < far_front_ ? wheel_front : far_front_;
@@ -58,7 +50,7 @@ void EventQueue::push_slow(EventKey key, const EventPayload& payload) {
     }
     if (slots_[slot].state.tail < kSlotCapacity) {
       if (free_node_ == kNoNode) add_nodes(nodes_.empty() ? 64 : nodes_.size());  // double
-      link(slot, key, payload);
+      link(slot, key, false, payload);
       return;
     }
   }
@@ -110,12 +102,13 @@ void EventQueue::grow_wheel() {
   const std::vector<uint32_t> listed = listed_nodes();
   size_wheel(slot_bits() + 1);
   --width_log2_;
+  lows_order_ = width_log2_ <= 32;
   // The new window starts at the old cursor's first half-slot and covers the old window:
   // an old slot's events fall into two new slots, so none overflows.
   cursor_ <<= 1;
   for (const uint32_t n : listed) {
     const EventKey key = nodes_[n].entry.key;
-    file(abs_slot(event_key_time(key)) & slot_mask_, n, key);
+    file(abs_slot(event_key_time(key)) & slot_mask_, n, key, false);
   }
 }
 
@@ -136,6 +129,7 @@ void EventQueue::set_slot_width_log2(int width_log2) {
   }
   size_wheel(slot_bits());
   width_log2_ = width_log2;
+  lows_order_ = width_log2_ <= 32;
   cursor_ = 0;
 }
 

@@ -4,8 +4,8 @@
 // of a fabric's events are due within one link delay plus a frame (the next frame end, the
 // next delivery); those go into a wheel of 4096 slots of 2^width_log2 ps each (1.024 ns by
 // default, a 4.2 us horizon; more and finer slots in a dense fabric), where a push files
-// the event's node in its slot and a pop takes the first of the first non-empty slot,
-// found from a bitmap (a slot is sorted once it holds the front). Events beyond the horizon
+// the event's node in its slot, in key order, and a pop takes the first of the first
+// non-empty slot, found from a bitmap. Events beyond the horizon
 // (timers, most of them stale by the time they fire) and the rare crowded slot go to the radix
 // heap. A pop compares the two fronts, so which store holds an event never changes the order.
 // Nothing is allocated per event once the stores reach their working size.
@@ -56,26 +56,14 @@ class EventQueue {
   // Pushes must not be earlier than the last event taken (the simulator aborts on one); a
   // push earlier than a peeked front (top_time) is fine.
   void push(Time time, uint32_t target, uint32_t kind, uint64_t arg) {
-    push_reserved(time, next_seq_++, target, kind, arg);
+    push_key(make_event_key(time.ps, next_seq_++), true, EventPayload{target, kind, arg});
   }
   // Takes the next sequence number for an event pushed later with push_reserved: among
   // events of its time it then orders as if it had been pushed now. Each reserved number
   // may be pushed once.
   uint64_t reserve_seq() { return next_seq_++; }
   void push_reserved(Time time, uint64_t seq, uint32_t target, uint32_t kind, uint64_t arg) {
-    const EventKey key = make_event_key(time.ps, seq);
-    const uint64_t slot_abs = abs_slot(time.ps);
-    // One unsigned comparison: a slot before the cursor wraps round to a large distance.
-    // The rare paths (heap, node growth, a full slot) are one out-of-line call, so this
-    // one saves no registers: a push is a few loads and stores.
-    if (slot_abs - cursor_ <= slot_mask_) [[likely]] {
-      const size_t slot = slot_abs & slot_mask_;
-      if (slots_[slot].state.tail < kSlotCapacity && free_node_ != kNoNode) [[likely]] {
-        link(slot, key, EventPayload{target, kind, arg});
-        return;
-      }
-    }
-    push_slow(key, EventPayload{target, kind, arg});
+    push_key(make_event_key(time.ps, seq), seq + 1 == next_seq_, EventPayload{target, kind, arg});
   }
 
   // Removes and returns the next event (the queue must not be empty).
@@ -115,21 +103,22 @@ class EventQueue {
  private:
   // A slot whose places up to this many have been used since it last emptied sends further
   // events elsewhere (a slot drains from its head, so a freed place is reused only then).
-  static constexpr uint8_t kSlotCapacity = 15;
-  // A slot's bounds and sorted flag.
+  static constexpr uint8_t kSlotCapacity = 14;
+  // A slot's bounds, and the low 32 bits of its last event's time.
   struct SlotState {
     uint8_t head = 0;
     uint8_t tail = 0;
-    uint8_t sorted = 0;  // 1: the slot's events are listed in key order
-    uint8_t unused = 0;
+    uint16_t unused = 0;
+    uint32_t last_time_low = 0;
   };
-  // A slot lists its events' nodes in one cache line, from head to tail, with its bounds in
-  // the same line: a push, a pop and the front's search each touch one line of the slot,
-  // not a line of bounds and a line of nodes. The nodes are put in key order once, when the
-  // slot first holds the front (a slot holds 3.3 events on average in a synchronised
-  // fabric, where many frames end at the same picosecond), and kept in order until it
-  // empties: a pop then takes the head, and the next event's handler is known early. A push
-  // to a slot never sorted appends, reading no other node.
+  // A slot lists its events' nodes in one cache line, from head to tail, in key order, with
+  // its bounds in the same line: a push, a pop and the front's search each touch one line
+  // of the slot, not a line of bounds and a line of nodes. A pop takes the head, and the
+  // next event's handler is known early. Nearly every push comes in order (a slot holds
+  // 3.3 events on average in a synchronised fabric, where many frames end at the same
+  // picosecond, and a new event has the largest sequence number yet), which the last
+  // time's low bits show without reading another node: it appends. Only the others are
+  // inserted among the slot's nodes.
   struct alignas(64) Slot {
     std::array<uint32_t, kSlotCapacity> node;
     SlotState state;
@@ -148,21 +137,46 @@ class EventQueue {
   // No event has this key: time and sequence both at their maximum.
   static constexpr EventKey kNoKey = ~EventKey{0};
 
+  // `fresh`: the key's sequence number is the largest yet given (a push, not a reserved
+  // number from earlier), so among events of its time it comes last.
+  void push_key(EventKey key, bool fresh, const EventPayload& payload) {
+    const uint64_t slot_abs = abs_slot(event_key_time(key));
+    // One unsigned comparison: a slot before the cursor wraps round to a large distance.
+    // The rare paths (heap, node growth, a full slot) are one out-of-line call, so this
+    // one saves no registers: a push is a few loads and stores.
+    if (slot_abs - cursor_ <= slot_mask_) [[likely]] {
+      const size_t slot = slot_abs & slot_mask_;
+      if (slots_[slot].state.tail < kSlotCapacity && free_node_ != kNoNode) [[likely]] {
+        link(slot, key, fresh, payload);
+        return;
+      }
+    }
+    push_slow(key, payload);
+  }
   // Files a new node in `slot`, which has room; the free list must not be empty.
-  void link(size_t slot, EventKey key, const EventPayload& payload) {
+  void link(size_t slot, EventKey key, bool fresh, const EventPayload& payload) {
     const uint32_t n = free_node_;
     free_node_ = nodes_[n].next_free;
     nodes_[n].entry = EventEntry{key, payload};
-    file(slot, n, key);
+    file(slot, n, key, fresh);
   }
-  void file(size_t slot, uint32_t n, EventKey key) {
+  void file(size_t slot, uint32_t n, EventKey key, bool fresh) {
     SlotState& st = slots_[slot].state;
     assert(st.tail < kSlotCapacity);
     const uint8_t pos = st.tail++;
-    if (st.sorted) {
-      insert_in_order(slot, pos, n, key);
-    } else {
+    // A slot spans at most 2^32 ps (lows_order_), so the low bits of its events' times
+    // order them.
+    const auto low = static_cast<uint32_t>(event_key_time(key));
+    // One branch, nearly always taken: the conditions are combined without short circuits,
+    // each of which would be a branch on the slot's line, often a cache miss, and hard to
+    // predict.
+    const uint32_t last = st.last_time_low;
+    const bool append = (pos == st.head) | (lows_order_ & ((low > last) | ((low == last) & fresh)));
+    if (append) [[likely]] {
       slots_[slot].node[pos] = n;
+      st.last_time_low = low;
+    } else {
+      insert_in_order(slot, pos, n, key);  // not after the last: its time stays the last
     }
     busy_[slot >> 6] |= uint64_t{1} << (slot & 63);
     busy_words_[slot >> 12] |= uint64_t{1} << ((slot >> 6) & 63);
@@ -214,18 +228,11 @@ class EventQueue {
     return e;
   }
   size_t first_busy_slot() const;
-  // The first busy slot, sorted (the wheel must not be empty).
-  size_t front_slot() {
-    if (live_slot_ != kNoSlot) return live_slot_;
-    const size_t slot = first_busy_slot();
-    if (!slots_[slot].state.sorted) sort_slot(slot);
-    return slot;
-  }
+  // The first busy slot (the wheel must not be empty).
+  size_t front_slot() { return live_slot_ != kNoSlot ? live_slot_ : first_busy_slot(); }
   EventKey head_key(size_t slot) const {
     return nodes_[slots_[slot].node[slots_[slot].state.head]].entry.key;
   }
-  // Puts the slot's events in key order (insertion sort: a handful of events).
-  void sort_slot(size_t slot);
   // Lists node `n` (key `key`) at place `pos` of the slot or, moving later ones up, before
   // it: the places from the head to pos - 1 hold events in key order.
   void insert_in_order(size_t slot, uint8_t pos, uint32_t n, EventKey key) {
@@ -251,6 +258,7 @@ class EventQueue {
   void add_nodes(size_t count);
 
   int width_log2_ = kDefaultWidthLog2;
+  bool lows_order_ = true;  // width_log2_ <= 32: see file()
   uint64_t slot_mask_ = 0;
   // An absolute slot at or before the last event taken's (its own after a pop; earlier
   // after a growth or a new width): every wheel event lies in [cursor_, cursor_ + slot_mask_].
@@ -270,7 +278,7 @@ class EventQueue {
   // The node listed after the one take_due just took, in its slot (kNoNode: none).
   uint32_t hint_node_ = kNoNode;
   // The slot of the event take_due just took from the wheel, while it holds more: no event
-  // can be pushed before the one just taken, so it is the first busy slot (and sorted) with
+  // can be pushed before the one just taken, so it is the first busy slot with
   // no search. kNoSlot after the slot empties, a pop from the heap, or a new wheel.
   static constexpr size_t kNoSlot = SIZE_MAX;
   size_t live_slot_ = kNoSlot;
