@@ -228,8 +228,18 @@ class EventQueue {
     return e;
   }
   size_t first_busy_slot() const;
-  // The first busy slot (the wheel must not be empty).
-  size_t front_slot() { return live_slot_ != kNoSlot ? live_slot_ : first_busy_slot(); }
+  // The first busy slot (the wheel must not be empty). When a slot becomes the front, its
+  // other events' nodes are fetched together: pushed a link delay ago, they have left the
+  // L1, and its pops would otherwise wait for them one by one (the sort that did this
+  // before was worth that much to the PGO build).
+  size_t front_slot() {
+    if (live_slot_ != kNoSlot) return live_slot_;
+    const size_t slot = first_busy_slot();
+    const Slot& listed = slots_[slot];
+    for (uint8_t i = listed.state.head + 1; i < listed.state.tail; ++i)
+      __builtin_prefetch(&nodes_[listed.node[i]]);
+    return slot;
+  }
   EventKey head_key(size_t slot) const {
     return nodes_[slots_[slot].node[slots_[slot].state.head]].entry.key;
   }
