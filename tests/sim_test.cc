@@ -127,13 +127,14 @@ TEST(EventQueue, MatchesReferenceUnderMonotonePushesAndPeeks) {
 // with slots wider than 2^32 ps (a link of milliseconds), whose events' times differ above
 // the low 32 bits that order a slot's pushes at the default width: the wheel grows back
 // through that width while the slots are full.
-void check_take_due_against_reference(int width_log2) {
+static void check_take_due_against_reference(int width_log2) {
   SCOPED_TRACE(width_log2);
   EventQueue q;
   q.set_slot_width_log2(width_log2);
   std::map<std::pair<int64_t, uint64_t>, uint64_t> ref;  // (time, seq) -> arg
   RandomStream rng(12, "eq-take");
-  // The last two straddle 2^32 ps: in one wide slot, the later time has the smaller low bits.
+  // The last two, near 2^32 ps: in one wide slot, an event at now + 2^32 + 100 has smaller low
+  // bits than one at now + 1000.
   const int64_t delays[] = {0, 1, 80, 1000, 86560, 1000000, 55000000, 4294967196, 4294967396};
   std::vector<uint64_t> reserved;
   int64_t now = 0;

@@ -5,9 +5,9 @@
 // next delivery); those go into a wheel of 4096 slots of 2^width_log2 ps each (1.024 ns by
 // default, a 4.2 us horizon; more and finer slots in a dense fabric), where a push files
 // the event's node in its slot, in key order, and a pop takes the first of the first
-// non-empty slot, found from a bitmap. Events beyond the horizon
-// (timers, most of them stale by the time they fire) and the rare crowded slot go to the radix
-// heap. A pop compares the two fronts, so which store holds an event never changes the order.
+// non-empty slot, found from a bitmap. Events beyond the horizon (timers, most of them
+// stale by the time they fire) and the rare crowded slot go to the radix heap. A pop
+// compares the two fronts, so which store holds an event never changes the order.
 // Nothing is allocated per event once the stores reach their working size.
 #pragma once
 
@@ -164,8 +164,8 @@ class EventQueue {
     SlotState& st = slots_[slot].state;
     assert(st.tail < kSlotCapacity);
     const uint8_t pos = st.tail++;
-    // A slot spans at most 2^32 ps (lows_order_), so the low bits of its events' times
-    // order them.
+    // A slot's events share their time's bits from width_log2_ up (every wheel event lies
+    // within one lap of the cursor), so while lows_order_ their low 32 bits order them.
     const auto low = static_cast<uint32_t>(event_key_time(key));
     // One branch, nearly always taken: the conditions are combined without short circuits,
     // each of which would be a branch on the slot's line, often a cache miss, and hard to
@@ -176,7 +176,7 @@ class EventQueue {
       slots_[slot].node[pos] = n;
       st.last_time_low = low;
     } else {
-      insert_in_order(slot, pos, n, key);  // not after the last: its time stays the last
+      insert_in_order(slot, pos, n, key);  // no later time than the last: last_time_low stays
     }
     busy_[slot >> 6] |= uint64_t{1} << (slot & 63);
     busy_words_[slot >> 12] |= uint64_t{1} << ((slot >> 6) & 63);
@@ -230,8 +230,7 @@ class EventQueue {
   size_t first_busy_slot() const;
   // The first busy slot (the wheel must not be empty). When a slot becomes the front, its
   // other events' nodes are fetched together: pushed a link delay ago, they have left the
-  // L1, and its pops would otherwise wait for them one by one (the sort that did this
-  // before was worth that much to the PGO build).
+  // L1, and its pops would otherwise wait for them one by one.
   size_t front_slot() {
     if (live_slot_ != kNoSlot) return live_slot_;
     const size_t slot = first_busy_slot();
