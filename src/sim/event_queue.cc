@@ -102,7 +102,6 @@ void EventQueue::grow_wheel() {
   const std::vector<uint32_t> listed = listed_nodes();
   size_wheel(slot_bits() + 1);
   --width_log2_;
-  lows_order_ = width_log2_ <= 32;
   // The new window starts at the old cursor's first half-slot and covers the old window:
   // an old slot's events fall into two new slots, so none overflows.
   cursor_ <<= 1;
@@ -129,7 +128,6 @@ void EventQueue::set_slot_width_log2(int width_log2) {
   }
   size_wheel(slot_bits());
   width_log2_ = width_log2;
-  lows_order_ = width_log2_ <= 32;
   cursor_ = 0;
 }
 

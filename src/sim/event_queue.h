@@ -165,13 +165,15 @@ class EventQueue {
     assert(st.tail < kSlotCapacity);
     const uint8_t pos = st.tail++;
     // A slot's events share their time's bits from width_log2_ up (every wheel event lies
-    // within one lap of the cursor), so while lows_order_ their low 32 bits order them.
+    // within one lap of the cursor), so in slots up to 2^32 ps wide their low 32 bits order
+    // them.
     const auto low = static_cast<uint32_t>(event_key_time(key));
     // One branch, nearly always taken: the conditions are combined without short circuits,
     // each of which would be a branch on the slot's line, often a cache miss, and hard to
     // predict.
     const uint32_t last = st.last_time_low;
-    const bool append = (pos == st.head) | (lows_order_ & ((low > last) | ((low == last) & fresh)));
+    const bool lows_order = width_log2_ <= 32;
+    const bool append = (pos == st.head) | (lows_order & ((low > last) | ((low == last) & fresh)));
     if (append) [[likely]] {
       slots_[slot].node[pos] = n;
       st.last_time_low = low;
@@ -267,7 +269,6 @@ class EventQueue {
   void add_nodes(size_t count);
 
   int width_log2_ = kDefaultWidthLog2;
-  bool lows_order_ = true;  // width_log2_ <= 32: see file()
   uint64_t slot_mask_ = 0;
   // An absolute slot at or before the last event taken's (its own after a pop; earlier
   // after a growth or a new width): every wheel event lies in [cursor_, cursor_ + slot_mask_].
