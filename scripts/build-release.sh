@@ -2,9 +2,10 @@
 # Installs what the runs and plots need and builds the Release binary
 # build/release/rocelab: the common first step of run.sh and the reproduce_*.sh scripts.
 # With GCC the binary is profile-guided (CMakeLists.txt, ROCELAB_PGO): an instrumented
-# build runs the default scenario under three schemes, and the Release build uses that
-# profile. The training reruns only when something it depends on changed since the last
-# one. ROCELAB_PGO=0 skips it; so does a failed training run (with a warning).
+# build runs the default scenario under three schemes and under the conweave-ns3 and
+# hpcc-ns3 presets, and the Release build uses that profile. The training reruns only
+# when something it depends on changed since the last one. ROCELAB_PGO=0 skips it; so
+# does a failed training run (with a warning).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh --plots
@@ -33,8 +34,18 @@ if [ "${ROCELAB_PGO:-1}" != 0 ] && is_gcc "$compiler"; then
       -DROCELAB_BUILD_BENCH=OFF >/dev/null
     ninja -C build/pgo-gen -j "$jobs" rocelab
     rm -rf "$profile"
-    if build/pgo-gen/rocelab compare scenarios/default.yaml \
-        --schemes flb+rc,ecmp+dcqcn,letflow+dcqcn --out build/pgo-gen/training >/dev/null; then
+    # The default scenario under three schemes, and under the two ns-3 presets (their
+    # wire model, ECMP hash, PFC thresholds and DCQCN model), which the validation and
+    # reproduction runs use: paths a training never takes are laid out as cold code. The
+    # hpcc-ns3 run keeps the preset's 32 MB buffer: with the scenario's 12 MB its PFC
+    # headroom overflows (drops, a broken invariant and a failed training).
+    trainer=build/pgo-gen/rocelab
+    if $trainer compare scenarios/default.yaml --schemes flb+rc,ecmp+dcqcn,letflow+dcqcn \
+        --out build/pgo-gen/training >/dev/null &&
+      $trainer run scenarios/default.yaml --set preset=conweave-ns3 -q \
+        --out build/pgo-gen/training/conweave-ns3 >/dev/null &&
+      $trainer run scenarios/default.yaml --set preset=hpcc-ns3 --set switch.buffer=32MB -q \
+        --out build/pgo-gen/training/hpcc-ns3 >/dev/null; then
       mkdir -p "$profile"
       mv "$started" "$stamp"
     else
