@@ -37,8 +37,8 @@ if [ "${ROCELAB_PGO:-1}" != 0 ] && is_gcc "$compiler"; then
     # The default scenario under three schemes, and under the two ns-3 presets (their
     # wire model, ECMP hash, PFC thresholds and DCQCN model), which the validation and
     # reproduction runs use: paths a training never takes are laid out as cold code. The
-    # hpcc-ns3 run keeps the preset's 32 MB buffer: with the scenario's 12 MB its PFC
-    # headroom overflows (drops, a broken invariant and a failed training).
+    # hpcc-ns3 run keeps the preset's 32 MB buffer: with the scenario's 12 MB it drops
+    # packets with PFC on (a broken invariant, exit 3, and so a failed training).
     trainer=build/pgo-gen/rocelab
     if $trainer compare scenarios/default.yaml --schemes flb+rc,ecmp+dcqcn,letflow+dcqcn \
         --out build/pgo-gen/training >/dev/null &&
