@@ -37,8 +37,9 @@ if [ "${ROCELAB_PGO:-1}" != 0 ] && is_gcc "$compiler"; then
     # The default scenario under three schemes, and under the two ns-3 presets (their
     # wire model, ECMP hash, PFC thresholds and DCQCN model), which the validation and
     # reproduction runs use: paths a training never takes are laid out as cold code. The
-    # hpcc-ns3 run keeps the preset's 32 MB buffer: with the scenario's 12 MB it drops
-    # packets with PFC on (a broken invariant, exit 3, and so a failed training).
+    # hpcc-ns3 run keeps the preset's 32 MB buffer: with the scenario's 12 MB, ACKs sent
+    # through PAUSEs fill a switch port's headroom and are dropped, as HPCC-ns3 drops them
+    # (docs/validation.md), which ends the run with exit 3 and so would fail the training.
     trainer=build/pgo-gen/rocelab
     if $trainer compare scenarios/default.yaml --schemes flb+rc,ecmp+dcqcn,letflow+dcqcn \
         --out build/pgo-gen/training >/dev/null &&

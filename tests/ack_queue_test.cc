@@ -35,5 +35,52 @@ TEST(AckQueue, AcksBehindDataWaitForTheQueue) {
   EXPECT_GT(data.us(), control.us() + 30.0) << "control " << control.us() << " us";
 }
 
+// Host b on switch s1; hosts c and d on switch s2, whose link to c runs at 1 Gb/s; 1 MB
+// buffers. b sends 500 KB to c: s2's port to c drains at 1 Gb/s, so s2 pauses s1's uplink,
+// whose queue then holds b's data, and s1 pauses b, for milliseconds. From 40 us d sends
+// 2 MB to b, and b answers each packet with an ACK, every 84 ns. A host's ACKs do not wait
+// for a PAUSE (its control queue, as the ns-3 forks' NICs with ACK_HIGH_PRIO 1), so under
+// ack_queue: data they queue behind b's data on the paused uplink and are counted in b's
+// headroom at s1, which they fill within tens of microseconds.
+struct AckDropRun {
+  uint64_t drops = 0;
+  uint64_t ack_drops = 0;
+  std::string invariant;
+};
+AckDropRun paused_ingress_with_acks(const std::string& ack_queue) {
+  TopologySpec t;
+  for (const char* h : {"b", "c", "d"}) t.add_node(NodeKind::kHost, Layer::kHost, h);
+  const uint32_t s1 = t.add_node(NodeKind::kSwitch, Layer::kEdge, "s1");
+  const uint32_t s2 = t.add_node(NodeKind::kSwitch, Layer::kEdge, "s2");
+  t.add_link(0, s1, gbps(100), Delta::from_us(1));
+  t.add_link(1, s2, gbps(1), Delta::from_us(1));
+  t.add_link(2, s2, gbps(100), Delta::from_us(1));
+  t.add_link(s1, s2, gbps(100), Delta::from_us(1));
+  ExperimentSpec spec;
+  spec.topology = t;
+  spec.network.switch_config.ack_queue = ack_queue;
+  spec.network.switch_config.ecn.enabled = false;
+  spec.network.switch_config.buffer_bytes = 1'000'000;  // XOFF near 1/8 of it
+  spec.flows = {test::flow(0, 1, 500'000),
+                test::flow(2, 0, 2'000'000, Time{Delta::from_us(40).ps})};
+  Experiment exp(spec);
+  const RunStats st = exp.run(Time{Delta::from_ms(200).ps});
+  exp.drain();
+  return AckDropRun{exp.network().counters().drops, exp.network().counters().ack_drops,
+                    st.all_finished ? exp.check_invariants() : "unfinished"};
+}
+
+TEST(AckQueue, AcksThroughAPauseFillTheHeadroomUnderAckQueueData) {
+  const AckDropRun data = paused_ingress_with_acks("data");
+  EXPECT_GT(data.ack_drops, 0u);
+  EXPECT_EQ(data.ack_drops, data.drops) << "only ACK/NAK frames may be dropped";
+  // The invariant names the ACKs and the setting that puts them in the lossless class.
+  EXPECT_NE(data.invariant.find("ACK/NAK"), std::string::npos) << data.invariant;
+  EXPECT_NE(data.invariant.find("ack_queue"), std::string::npos) << data.invariant;
+  const AckDropRun control = paused_ingress_with_acks("control");
+  EXPECT_EQ(control.drops, 0u);
+  EXPECT_EQ(control.invariant, "");
+}
+
 }  // namespace
 }  // namespace rocelab

@@ -16,7 +16,8 @@
 namespace rocelab {
 
 struct NetCounters {
-  uint64_t drops = 0;  // data packets (and ACK/NAK under ack_queue: data) dropped by an MMU
+  uint64_t drops = 0;      // data packets (and ACK/NAK under ack_queue: data) dropped by an MMU
+  uint64_t ack_drops = 0;  // the ACK/NAK frames among them
   uint64_t drop_bytes = 0;
   uint64_t pause_frames = 0;   // XOFF frames generated, all switches
   uint64_t resume_frames = 0;  // XON frames generated

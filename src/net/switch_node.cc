@@ -93,6 +93,7 @@ void Switch::forward(PacketId pkt, PortId in_port) {
 bool Switch::admit(Packet& p, PortId in_port, PortId out) {
   if (!fc_->admit(in_port, out, p)) {
     ++ctx_.counters.drops;
+    if (p.type != PacketType::kData) ++ctx_.counters.ack_drops;
     ctx_.counters.drop_bytes += p.wire_bytes;
     ctx_.free_packet(p.self);
     return false;

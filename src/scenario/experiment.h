@@ -68,6 +68,8 @@ class Experiment {
   // Empty when all hold: every flow finished, bytes sent = delivered, no drops under PFC,
   // buffers and queues drained, all pooled packets returned.
   std::string check_invariants() const;
+  // Empty unless packets were dropped with PFC on (an invariant even of a run stopped early).
+  std::string drop_invariant() const;
 
  private:
   void add_flows(const std::vector<FlowSpec>& flows);

@@ -94,6 +94,7 @@ nlohmann::json make_summary(const ScenarioConfig& c, Experiment& exp, const RunS
 
   const NetCounters& nc = net.counters();
   j["drops"] = nc.drops;
+  j["ack_drops"] = nc.ack_drops;
   j["pfc_pause_frames"] = nc.pause_frames;
   j["pfc_resume_frames"] = nc.resume_frames;
   std::map<std::string, uint64_t> by_layer = {{"edge", 0}, {"aggregation", 0}, {"core", 0}};

@@ -33,10 +33,8 @@ double seconds_since(Clock::time_point t0) {
 std::string broken_invariant(Experiment& exp, bool interrupted) {
   if (interrupted) return "not checked: interrupted";
   if (exp.transport().counters().flows_finished < exp.transport().flow_count()) {
-    const uint64_t drops = exp.network().counters().drops;
-    if (exp.network().flow_control().lossless() && drops != 0)
-      return std::to_string(drops) + " packets dropped with PFC on";
-    return "ok";
+    const std::string dropped = exp.drop_invariant();
+    return dropped.empty() ? "ok" : dropped;
   }
   exp.drain();
   const std::string broken = exp.check_invariants();
