@@ -143,7 +143,8 @@ void EgressPort::try_send() {
 }
 
 void EgressPort::choose_and_send() {
-  if ((pause_frames_ | control_frames_) != 0) {
+  if ((pause_frames_ | control_frames_) != 0 &&
+      (pause_frames_ != 0 || !control_waits_ || (paused_mask_ & control_wait_mask_) == 0)) {
     const bool pause = pause_frames_ > 0;
     const PacketId pkt = pause ? pause_queue_.pop_front() : control_queue_.pop_front();
     --(pause ? pause_frames_ : control_frames_);

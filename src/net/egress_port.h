@@ -71,6 +71,13 @@ class EgressPort final {
     return p.type == PacketType::kData ||
            (acks_in_data_queues_ && (p.type == PacketType::kAck || p.type == PacketType::kNak));
   }
+  // The control queue (ACK/NAK/CNP frames) does not send while data queue `queue` is paused:
+  // a NIC whose ACKs share the data's class (HPCC ns-3 with ACK_HIGH_PRIO 0). By default it
+  // sends through any PAUSE.
+  void set_control_waits_for(size_t queue) {
+    control_waits_ = queue < 32;
+    control_wait_mask_ = queue < 32 ? 1u << queue : 0;
+  }
   // PAUSE frames leave ahead of the ACK/NAK/CNP frames already in the control queue, as a
   // MAC sends its control frames (default); false: FIFO with them, as the ns-3 forks'
   // SendPfc enqueues into queue 0.
@@ -200,9 +207,10 @@ class EgressPort final {
   bool acks_in_data_queues_ : 1 = false;
   bool pause_ahead_ : 1 = true;
   bool pfc_all_queues_ : 1 = false;
-  bool all_paused_ : 1 = false;  // under pfc_all_queues_: some priority is paused
-  bool pulls_ : 1;               // a host port: after each frame it asks its owner for the next
-  bool notify_enqueue_ : 1;      // scheduler_->wants_on_enqueue()
+  bool all_paused_ : 1 = false;     // under pfc_all_queues_: some priority is paused
+  bool pulls_ : 1;                  // a host port: after each frame it asks its owner for the next
+  bool notify_enqueue_ : 1;         // scheduler_->wants_on_enqueue()
+  bool control_waits_ : 1 = false;  // set_control_waits_for: see control_wait_mask_
   // Touched only while something is paused or a PAUSE frame waits.
   alignas(64) PortCounters pause_counters_;  // its tx fields unused: see counters()
   Ring<PacketId> pause_queue_;
@@ -214,6 +222,7 @@ class EgressPort final {
   Time paused_since_;
   BitsPerSec rate_bps_ = 0;
   TimerSlot wake_;
+  uint32_t control_wait_mask_ = 0;  // the paused_mask_ bit that holds the control queue
 };
 
 }  // namespace rocelab

@@ -24,6 +24,12 @@ RdmaTransport::RdmaTransport(Network& net, const TransportConfig& cfg,
   for (NodeId h : net_.hosts()) {
     const FlowControl* fc = net_.host(h).flow_control();
     if (fc && fc->gates_flows()) hosts_[h.index()].gate = fc;
+    if (!cfg_.acks_wait_for_pause) continue;
+    Host& host = net_.host(h);
+    for (size_t p = 0; p < host.port_count(); ++p) {
+      EgressPort& nic = host.port(PortId(static_cast<uint16_t>(p)));
+      nic.set_control_waits_for(nic.queue_of_priority(cfg_.data_priority));
+    }
   }
   net_.set_host_agent(this);
   cc_->attach(*this);

@@ -41,6 +41,9 @@ void describe(ParamVisitor& v, TransportConfig& c) {
          "a go-back-N NAK carries a CNP too (ConWeave ns-3; needs cnp_delivery: ack_flag)");
   v.require(!c.cnp_on_nak || c.cnp_delivery == CnpDelivery::kAckFlag, "cnp_on_nak",
             "needs cnp_delivery: ack_flag");
+  v.flag("acks_wait_for_pause", c.acks_wait_for_pause,
+         "the NIC's ACK/NAK/CNP frames wait while the data class is paused (HPCC ns-3 "
+         "ACK_HIGH_PRIO 0, its --cc hp runs); false: they go through a PAUSE (ACK_HIGH_PRIO 1)");
   v.duration("rto", c.rto, Delta::from_ns(1), Delta::max(),
              "retransmission timeout: resend from the oldest unacked byte (unsacked ones under "
              "selective_repeat)");

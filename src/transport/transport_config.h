@@ -62,6 +62,11 @@ struct TransportConfig {
   // A go-back-N NAK also carries a CNP, marked data or not (ConWeave ns-3 rdma-hw.cc
   // ReceiverCheckSeq: "out-of-order should accompany with CNP"); needs ack_flag.
   bool cnp_on_nak = false;
+  // The NIC's ACK/NAK/CNP frames wait while the data class is paused, as data does (HPCC
+  // ns-3 with ACK_HIGH_PRIO 0: its run.py sets that for `--cc hp`, dctcp and the *_vwin
+  // DCQCN modes). false: they go out through a PAUSE, from a queue PFC never holds (both
+  // forks' NICs with ACK_HIGH_PRIO 1: their DCQCN and TIMELY runs).
+  bool acks_wait_for_pause = false;
   // Retransmission timeout (go-back-N from the oldest unacked byte; selective repeat
   // resends every packet not selectively acked). Chosen well above
   // any RTT of these fabrics under PFC so that it fires only after real loss.
