@@ -38,10 +38,10 @@ TEST(AckQueue, AcksBehindDataWaitForTheQueue) {
 // Host b on switch s1; hosts c and d on switch s2, whose link to c runs at 1 Gb/s; 1 MB
 // buffers. b sends 500 KB to c: s2's port to c drains at 1 Gb/s, so s2 pauses s1's uplink,
 // whose queue then holds b's data, and s1 pauses b, for milliseconds. From 40 us d sends
-// 2 MB to b, and b answers each packet with an ACK, every 84 ns. A host's ACKs do not wait
-// for a PAUSE (its control queue, as the ns-3 forks' NICs with ACK_HIGH_PRIO 1), so under
-// ack_queue: data they queue behind b's data on the paused uplink and are counted in b's
-// headroom at s1, which they fill within tens of microseconds.
+// 2 MB to b, and b answers each packet with an ACK, every 84 ns. With transport.ack_pause:
+// send, a host's ACKs do not wait for a PAUSE (the ns-3 forks' NICs with ACK_HIGH_PRIO 1),
+// so under ack_queue: data they queue behind b's data on the paused uplink and are counted
+// in b's headroom at s1, which they fill within tens of microseconds.
 struct AckDropRun {
   uint64_t drops = 0;
   uint64_t ack_drops = 0;
@@ -62,7 +62,7 @@ AckDropRun paused_ingress_with_acks(const std::string& ack_queue, bool acks_wait
   spec.network.switch_config.ack_queue = ack_queue;
   spec.network.switch_config.ecn.enabled = false;
   spec.network.switch_config.buffer_bytes = 1'000'000;  // XOFF near 1/8 of it
-  spec.transport.acks_wait_for_pause = acks_wait;
+  spec.transport.ack_pause = acks_wait ? AckPause::kWait : AckPause::kSend;
   spec.flows = {test::flow(0, 1, 500'000),
                 test::flow(2, 0, 2'000'000, Time{Delta::from_us(40).ps})};
   Experiment exp(spec);
@@ -87,7 +87,7 @@ TEST(AckQueue, AcksThroughAPauseFillTheHeadroomUnderAckQueueData) {
   EXPECT_LT(control.acked_flow_fct.us(), 300.0);
 }
 
-// transport.acks_wait_for_pause (HPCC ns-3's ACK_HIGH_PRIO 0): b's NIC holds its ACKs while
+// transport.ack_pause: wait (HPCC ns-3's ACK_HIGH_PRIO 0): b's NIC holds its ACKs while
 // b is paused, so none reaches s1's headroom and nothing is dropped; d's flow completes only
 // once b is let go, after b's 500 KB has crept through the 1 Gb/s link (milliseconds).
 TEST(AckQueue, AcksThatWaitForThePauseAreNotDropped) {

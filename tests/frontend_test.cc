@@ -546,6 +546,23 @@ TEST(Registries, UnknownNamesFailWithTheValidOnes) {
   EXPECT_THROW(apply_preset("hpcc", c), ConfigError);
 }
 
+// transport.ack_pause: auto follows the preset's simulator for the scheme: HPCC-ns3 holds
+// its NIC's ACKs through a PAUSE only under --cc hp (ACK_HIGH_PRIO 0); an explicit value wins.
+TEST(Presets, AckPauseAutoFollowsThePresetAndTheScheme) {
+  auto resolved = [](const std::vector<std::string>& sets) {
+    ScenarioConfig c = load_scenario(kTests + "/tiny.yaml", sets);
+    return build_experiment(c).transport.ack_pause;
+  };
+  EXPECT_EQ(resolved({}), AckPause::kSend);
+  EXPECT_EQ(resolved({"cc=hpcc"}), AckPause::kSend);  // no preset
+  EXPECT_EQ(resolved({"preset=hpcc-ns3", "cc=hpcc"}), AckPause::kWait);
+  EXPECT_EQ(resolved({"preset=hpcc-ns3"}), AckPause::kSend);  // its DCQCN
+  EXPECT_EQ(resolved({"preset=hpcc-ns3", "cc=timely"}), AckPause::kSend);
+  EXPECT_EQ(resolved({"preset=conweave-ns3", "cc=hpcc"}), AckPause::kSend);
+  EXPECT_EQ(resolved({"preset=hpcc-ns3", "cc=hpcc", "transport.ack_pause=send"}), AckPause::kSend);
+  EXPECT_EQ(resolved({"cc=hpcc", "transport.ack_pause=wait"}), AckPause::kWait);
+}
+
 TEST(List, NamesEverySchemeAndWorkload) {
   std::string out;
   ASSERT_EQ(run_cli("list", &out), 0);

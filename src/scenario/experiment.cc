@@ -136,8 +136,8 @@ std::string Experiment::drop_invariant() const {
   if (c.ack_drops > 0)
     broken += ", " + std::to_string(c.ack_drops) +
               " of them ACK/NAK frames: under switch.ack_queue: data they count in the lossless "
-              "class, and a host sends them through a PAUSE (transport.acks_wait_for_pause: "
-              "false), into its switch port's headroom";
+              "class, and a host sends them through a PAUSE (transport.ack_pause: send), into "
+              "its switch port's headroom";
   return broken;
 }
 

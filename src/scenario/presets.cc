@@ -204,13 +204,22 @@ const Registry<Preset>& preset_registry() {
     Registry<Preset> r;
     r.add("hpcc-ns3",
           "the HPCC ns-3 simulator's settings at 100 Gb/s (see docs/reference-parameters.md)",
-          {hpcc_ns3, nullptr, hpcc_ns3_cc});
+          {hpcc_ns3, nullptr, hpcc_ns3_cc,
+           // run.py ACK_HIGH_PRIO: 0 for --cc hp (and dctcp, *_vwin), 1 for dcqcn and timely.
+           [](const std::string& cc) { return cc == "hpcc"; }});
     r.add("conweave-ns3",
           "the ConWeave ns-3 simulator's settings at 100 Gb/s (see docs/reference-parameters.md)",
-          {conweave_ns3, conweave_ns3_lb, conweave_ns3_cc});
+          // qbb-net-device.cc: ack_q_idx = 0 whatever the run (ACKs never wait).
+          {conweave_ns3, conweave_ns3_lb, conweave_ns3_cc, nullptr});
     return r;
   }();
   return registry;
+}
+
+AckPause resolve_ack_pause(AckPause mode, const std::string& preset, const std::string& cc) {
+  if (mode != AckPause::kAuto) return mode;
+  const auto* p = preset_registry().find(preset);
+  return p && p->factory.acks_wait && p->factory.acks_wait(cc) ? AckPause::kWait : AckPause::kSend;
 }
 
 std::vector<std::string> preset_choices() {

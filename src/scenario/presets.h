@@ -22,7 +22,13 @@ struct Preset {
   // they are made (the scheme is picked after the preset); empty when it has none.
   std::function<void(LbConfig&)> lb;
   std::function<void(CcConfig&)> cc;
+  // Whether the simulator's NIC holds its ACKs while its data class is paused, under
+  // congestion control `cc` (transport.ack_pause: auto); empty: it never does.
+  std::function<bool(const std::string& cc)> acks_wait;
 };
+
+// transport.ack_pause: auto under `preset` and congestion control `cc`: kWait or kSend.
+AckPause resolve_ack_pause(AckPause mode, const std::string& preset, const std::string& cc);
 
 const Registry<Preset>& preset_registry();
 // The names a scenario may give: "none" (rocelab's own defaults) and every preset.

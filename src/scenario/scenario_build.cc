@@ -6,6 +6,7 @@
 #include <regex>
 
 #include "net/mmu.h"
+#include "scenario/presets.h"
 #include "scenario/topology_types.h"
 #include "scenario/workload_types.h"
 #include "scenario/yaml_params.h"
@@ -175,6 +176,7 @@ ExperimentSpec build_unlocated(ScenarioConfig& c) {
   spec.network.wire = c.wire;
   spec.network.seed = static_cast<uint64_t>(c.seed);
   spec.transport = c.transport;
+  spec.transport.ack_pause = resolve_ack_pause(c.transport.ack_pause, c.preset, c.cc);
   spec.lb = c.lb;
   spec.cc = c.cc;
   spec.lb_config = c.lb_params;

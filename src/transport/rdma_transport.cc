@@ -24,7 +24,7 @@ RdmaTransport::RdmaTransport(Network& net, const TransportConfig& cfg,
   for (NodeId h : net_.hosts()) {
     const FlowControl* fc = net_.host(h).flow_control();
     if (fc && fc->gates_flows()) hosts_[h.index()].gate = fc;
-    if (!cfg_.acks_wait_for_pause) continue;
+    if (cfg_.ack_pause != AckPause::kWait) continue;  // kAuto without a preset: send
     Host& host = net_.host(h);
     for (size_t p = 0; p < host.port_count(); ++p) {
       EgressPort& nic = host.port(PortId(static_cast<uint16_t>(p)));

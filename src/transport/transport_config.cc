@@ -41,9 +41,15 @@ void describe(ParamVisitor& v, TransportConfig& c) {
          "a go-back-N NAK carries a CNP too (ConWeave ns-3; needs cnp_delivery: ack_flag)");
   v.require(!c.cnp_on_nak || c.cnp_delivery == CnpDelivery::kAckFlag, "cnp_on_nak",
             "needs cnp_delivery: ack_flag");
-  v.flag("acks_wait_for_pause", c.acks_wait_for_pause,
-         "the NIC's ACK/NAK/CNP frames wait while the data class is paused (HPCC ns-3 "
-         "ACK_HIGH_PRIO 0, its --cc hp runs); false: they go through a PAUSE (ACK_HIGH_PRIO 1)");
+  static const std::string kAckPause[] = {"auto", "send", "wait"};
+  std::string ack_pause = kAckPause[static_cast<size_t>(c.ack_pause)];
+  v.choice("ack_pause", ack_pause, kAckPause,
+           "the NIC's ACK/NAK/CNP frames while its data class is paused: send = through the "
+           "PAUSE (ns-3 ACK_HIGH_PRIO 1); wait = with the data (HPCC ns-3 ACK_HIGH_PRIO 0); "
+           "auto = as the preset's simulator for the chosen cc (hpcc-ns3 with hpcc: wait), "
+           "else send");
+  for (size_t i = 0; i < std::size(kAckPause); ++i)
+    if (ack_pause == kAckPause[i]) c.ack_pause = static_cast<AckPause>(i);
   v.duration("rto", c.rto, Delta::from_ns(1), Delta::max(),
              "retransmission timeout: resend from the oldest unacked byte (unsacked ones under "
              "selective_repeat)");

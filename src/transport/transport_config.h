@@ -44,6 +44,19 @@ enum class CnpDelivery : uint8_t {
   kAckFlag,
 };
 
+// The NIC's ACK/NAK/CNP frames while the data class is paused by the switch.
+enum class AckPause : uint8_t {
+  // As the preset's simulator does for the chosen congestion control (Preset::acks_wait:
+  // HPCC-ns3 with cc: hpcc waits); kSend without a preset. Resolved when a run is built.
+  kAuto,
+  // They go out anyway, from a queue PFC never holds (both ns-3 forks' NICs with
+  // ACK_HIGH_PRIO 1: their DCQCN and TIMELY runs).
+  kSend,
+  // They wait with the data (HPCC ns-3 with ACK_HIGH_PRIO 0: run.py sets it for --cc hp,
+  // dctcp and the *_vwin DCQCN modes; qbb-net-device.cc GetNextQindex, ack_q_idx 3).
+  kWait,
+};
+
 struct TransportConfig {
   LossRecovery recovery = LossRecovery::kGoBackN;
   // Priority class of RDMA data (RoCE deployments commonly use 3; see PfcConfig).
@@ -62,11 +75,8 @@ struct TransportConfig {
   // A go-back-N NAK also carries a CNP, marked data or not (ConWeave ns-3 rdma-hw.cc
   // ReceiverCheckSeq: "out-of-order should accompany with CNP"); needs ack_flag.
   bool cnp_on_nak = false;
-  // The NIC's ACK/NAK/CNP frames wait while the data class is paused, as data does (HPCC
-  // ns-3 with ACK_HIGH_PRIO 0: its run.py sets that for `--cc hp`, dctcp and the *_vwin
-  // DCQCN modes). false: they go out through a PAUSE, from a queue PFC never holds (both
-  // forks' NICs with ACK_HIGH_PRIO 1: their DCQCN and TIMELY runs).
-  bool acks_wait_for_pause = false;
+  // What the NIC does with its ACK/NAK/CNP frames while its data class is paused.
+  AckPause ack_pause = AckPause::kAuto;
   // Retransmission timeout (go-back-N from the oldest unacked byte; selective repeat
   // resends every packet not selectively acked). Chosen well above
   // any RTT of these fabrics under PFC so that it fires only after real loss.
