@@ -47,7 +47,8 @@ enum class CnpDelivery : uint8_t {
 // The NIC's ACK/NAK/CNP frames while the data class is paused by the switch.
 enum class AckPause : uint8_t {
   // As the preset's simulator does for the chosen congestion control (Preset::acks_wait:
-  // HPCC-ns3 with cc: hpcc waits); kSend without a preset. Resolved when a run is built.
+  // HPCC-ns3 with cc: hpcc waits), else kSend. Resolved when a scenario is built
+  // (resolve_ack_pause); an ExperimentSpec made in code with kAuto sends.
   kAuto,
   // They go out anyway, from a queue PFC never holds (both ns-3 forks' NICs with
   // ACK_HIGH_PRIO 1: their DCQCN and TIMELY runs).
