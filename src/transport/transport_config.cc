@@ -2,22 +2,34 @@
 
 #include "transport/host_path.h"
 
-#include <iterator>
+#include <cstddef>
 #include <string>
+#include <string_view>
 
 namespace rocelab {
+
+namespace {
+
+// An enum read and written by name: names[i] is the value i.
+template <class Enum, size_t N>
+void enum_choice(ParamVisitor& v, std::string_view key, Enum& value, const std::string (&names)[N],
+                 std::string_view help) {
+  std::string name = names[static_cast<size_t>(value)];
+  v.choice(key, name, names, help);
+  for (size_t i = 0; i < N; ++i)
+    if (name == names[i]) value = static_cast<Enum>(i);
+}
+
+}  // namespace
 
 void describe(ParamVisitor& v, TransportConfig& c) {
   static const std::string kRecovery[] = {"go_back_n", "selective_repeat", "reorder_buffer",
                                           "bitmap"};
-  std::string recovery = kRecovery[static_cast<size_t>(c.recovery)];
-  v.choice("recovery", recovery, kRecovery,
-           "out-of-order data: go_back_n = drop + NAK, resend from there (commodity NICs); "
-           "selective_repeat = keep + NAK with SACK, resend holes (IRN); reorder_buffer = "
-           "keep, cumulative ACKs only, timeout for loss; bitmap = keep within bitmap_packets, "
-           "ACK every packet, drop + NAK beyond (MP-RDMA)");
-  for (size_t i = 0; i < std::size(kRecovery); ++i)
-    if (recovery == kRecovery[i]) c.recovery = static_cast<LossRecovery>(i);
+  enum_choice(v, "recovery", c.recovery, kRecovery,
+              "out-of-order data: go_back_n = drop + NAK, resend from there (commodity NICs); "
+              "selective_repeat = keep + NAK with SACK, resend holes (IRN); reorder_buffer = "
+              "keep, cumulative ACKs only, timeout for loss; bitmap = keep within "
+              "bitmap_packets, ACK every packet, drop + NAK beyond (MP-RDMA)");
   v.count("bitmap_packets", c.bitmap_packets, 1, 1u << 20,
           "recovery bitmap: out-of-order packets kept beyond the next expected (L = 64: "
           "MP-RDMA reimplementations; the paper's value unverified)");
@@ -31,25 +43,19 @@ void describe(ParamVisitor& v, TransportConfig& c) {
   v.duration("cnp_interval", c.cnp_interval, Delta::zero(), Delta::max(),
              "at most one CNP per flow per interval (50 us: DCQCN); 0 = every marked packet");
   static const std::string kCnpDelivery[] = {"frame", "ack_flag"};
-  std::string delivery = kCnpDelivery[static_cast<size_t>(c.cnp_delivery)];
-  v.choice("cnp_delivery", delivery, kCnpDelivery,
-           "frame = a CNP frame, at most one per cnp_interval (RoCEv2, DCQCN); ack_flag = a "
-           "flag on the ACK/NAK of the marked packet (HPCC/ConWeave ns-3)");
-  for (size_t i = 0; i < std::size(kCnpDelivery); ++i)
-    if (delivery == kCnpDelivery[i]) c.cnp_delivery = static_cast<CnpDelivery>(i);
+  enum_choice(v, "cnp_delivery", c.cnp_delivery, kCnpDelivery,
+              "frame = a CNP frame, at most one per cnp_interval (RoCEv2, DCQCN); ack_flag = a "
+              "flag on the ACK/NAK of the marked packet (HPCC/ConWeave ns-3)");
   v.flag("cnp_on_nak", c.cnp_on_nak,
          "a go-back-N NAK carries a CNP too (ConWeave ns-3; needs cnp_delivery: ack_flag)");
   v.require(!c.cnp_on_nak || c.cnp_delivery == CnpDelivery::kAckFlag, "cnp_on_nak",
             "needs cnp_delivery: ack_flag");
   static const std::string kAckPause[] = {"auto", "send", "wait"};
-  std::string ack_pause = kAckPause[static_cast<size_t>(c.ack_pause)];
-  v.choice("ack_pause", ack_pause, kAckPause,
-           "the NIC's ACK/NAK/CNP frames while its data class is paused: send = through the "
-           "PAUSE (ns-3 ACK_HIGH_PRIO 1); wait = with the data (HPCC ns-3 ACK_HIGH_PRIO 0); "
-           "auto = as the preset's simulator for the chosen cc (hpcc-ns3 with hpcc: wait), "
-           "else send");
-  for (size_t i = 0; i < std::size(kAckPause); ++i)
-    if (ack_pause == kAckPause[i]) c.ack_pause = static_cast<AckPause>(i);
+  enum_choice(v, "ack_pause", c.ack_pause, kAckPause,
+              "the NIC's ACK/NAK/CNP frames while its data class is paused: send = through the "
+              "PAUSE (ns-3 ACK_HIGH_PRIO 1); wait = with the data (HPCC ns-3 ACK_HIGH_PRIO 0); "
+              "auto = as the preset's simulator for the chosen cc (hpcc-ns3 with hpcc: wait), "
+              "else send");
   v.duration("rto", c.rto, Delta::from_ns(1), Delta::max(),
              "retransmission timeout: resend from the oldest unacked byte (unsacked ones under "
              "selective_repeat)");
