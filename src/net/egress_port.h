@@ -207,10 +207,12 @@ class EgressPort final {
   bool acks_in_data_queues_ : 1 = false;
   bool pause_ahead_ : 1 = true;
   bool pfc_all_queues_ : 1 = false;
-  bool all_paused_ : 1 = false;     // under pfc_all_queues_: some priority is paused
-  bool pulls_ : 1;                  // a host port: after each frame it asks its owner for the next
-  bool notify_enqueue_ : 1;         // scheduler_->wants_on_enqueue()
-  bool control_waits_ : 1 = false;  // set_control_waits_for: see control_wait_mask_
+  bool all_paused_ : 1 = false;  // under pfc_all_queues_: some priority is paused
+  bool pulls_ : 1;               // a host port: after each frame it asks its owner for the next
+  bool notify_enqueue_ : 1;      // scheduler_->wants_on_enqueue()
+  // control_wait_mask_ != 0, kept on this line: a port that never holds its control queue
+  // (every switch port) picks a control frame without reading the mask's cold line.
+  bool control_waits_ : 1 = false;
   // Touched only while something is paused or a PAUSE frame waits.
   alignas(64) PortCounters pause_counters_;  // its tx fields unused: see counters()
   Ring<PacketId> pause_queue_;
@@ -222,7 +224,8 @@ class EgressPort final {
   Time paused_since_;
   BitsPerSec rate_bps_ = 0;
   TimerSlot wake_;
-  uint32_t control_wait_mask_ = 0;  // the paused_mask_ bit that holds the control queue
+  uint32_t control_wait_mask_ = 0;  // set_control_waits_for: the paused_mask_ bit that
+                                    // holds the control queue
 };
 
 }  // namespace rocelab
