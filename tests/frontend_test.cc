@@ -563,6 +563,31 @@ TEST(Presets, AckPauseAutoFollowsThePresetAndTheScheme) {
   EXPECT_EQ(resolved({"cc=hpcc", "transport.ack_pause=wait"}), AckPause::kWait);
 }
 
+// The presets' retransmission timers: ConWeave-ns3's L2Timeout (4 ms, rescheduled by each
+// packet sent), none in HPCC-ns3, which rocelab accepts only with PFC on.
+TEST(Presets, RetransmissionTimerFollowsTheSimulator) {
+  auto built = [](const std::vector<std::string>& sets) {
+    ScenarioConfig c = load_scenario(kTests + "/tiny.yaml", sets);
+    return build_experiment(c).transport;
+  };
+  EXPECT_EQ(built({}).rto, Delta::from_ms(1));
+  EXPECT_FALSE(built({}).rto_restarts_on_send);
+  EXPECT_EQ(built({"preset=conweave-ns3"}).rto, Delta::from_ms(4));
+  EXPECT_TRUE(built({"preset=conweave-ns3"}).rto_restarts_on_send);
+  EXPECT_EQ(built({"preset=hpcc-ns3"}).rto, Delta::zero());
+  EXPECT_EQ(built({"preset=hpcc-ns3", "transport.rto=2ms"}).rto, Delta::from_ms(2));
+  try {
+    built({"preset=hpcc-ns3", "fc=none"});
+    ADD_FAILURE() << "no timer in a lossy fabric was accepted";
+  } catch (const ConfigError& e) {
+    const std::string err = e.what();
+    EXPECT_NE(err.find("transport.rto: 0 (no retransmission timer, the hpcc-ns3 preset's) needs "
+                       "a lossless fabric (fc: pfc); with fc: none"),
+              std::string::npos)
+        << err;
+  }
+}
+
 TEST(List, NamesEverySchemeAndWorkload) {
   std::string out;
   ASSERT_EQ(run_cli("list", &out), 0);

@@ -293,5 +293,51 @@ TEST(RetransmissionTimer, SilentWhileNothingIsInFlight) {
   EXPECT_EQ(exp.transport().counters().retransmitted_bytes, 0u);
 }
 
+// A round trip longer than the timeout: 300 us links, so host to host through one leaf
+// and back takes 4 x 300 = 1.2 ms, against a 1 ms timeout. A 25 MB flow sends for 2 ms.
+// Restarted by ACKs alone (the IB spec), the timer set by the first packet expires at 1 ms,
+// before any ACK is back: a timeout with nothing lost. Restarted by each packet sent too
+// (ConWeave-ns3), it never expires: sends come every 84 ns until ACKs take over at 1.2 ms.
+// With no timer at all (HPCC-ns3, transport.rto 0), nothing can expire.
+RunStats run_long_rtt_flow(const TransportConfig& transport, uint64_t* timeouts,
+                           uint64_t* retransmitted) {
+  LeafSpineParams ls;
+  ls.leaves = 1;
+  ls.spines = 1;
+  ls.hosts_per_leaf = 2;
+  ls.link_delay = Delta::from_us(300);
+  ExperimentSpec spec;
+  spec.topology = leaf_spine(ls);
+  spec.transport = transport;
+  spec.flows.push_back(test::flow(0, 1, 25'000'000));
+  Experiment exp(spec);
+  const RunStats st = test::run_checked(exp);
+  *timeouts = exp.transport().counters().timeouts;
+  *retransmitted = exp.transport().counters().retransmitted_bytes;
+  return st;
+}
+
+TEST(RetransmissionTimer, RestartedBySendsItOutlastsARoundTripLongerThanItself) {
+  uint64_t timeouts = 0, retransmitted = 0;
+  TransportConfig on_acks;
+  ASSERT_EQ(on_acks.rto, Delta::from_ms(1));
+  run_long_rtt_flow(on_acks, &timeouts, &retransmitted);
+  EXPECT_GE(timeouts, 1u);
+  EXPECT_GT(retransmitted, 0u);
+
+  TransportConfig on_sends = on_acks;
+  on_sends.rto_restarts_on_send = true;
+  const RunStats st = run_long_rtt_flow(on_sends, &timeouts, &retransmitted);
+  EXPECT_EQ(timeouts, 0u);
+  EXPECT_EQ(retransmitted, 0u);
+  EXPECT_GT(st.sim_end, Time{Delta::from_us(3200).ps});  // 2 ms of sending + the RTT
+
+  TransportConfig none = on_acks;
+  none.rto = Delta::zero();
+  run_long_rtt_flow(none, &timeouts, &retransmitted);
+  EXPECT_EQ(timeouts, 0u);
+  EXPECT_EQ(retransmitted, 0u);
+}
+
 }  // namespace
 }  // namespace rocelab

@@ -67,6 +67,8 @@ void hpcc_ns3(ScenarioConfig& c) {
   c.pfc.headroom_mtus = 0;
   c.pfc.pause_ahead_of_control = false;            // qbb-net-device.cc SendPfc: FIFO in queue 0
   c.transport.nak_interval = Delta::from_us(500);  // rdma-hw.cc NACK Generation Interval
+  // rdma-hw.cc schedules no retransmission timer: loss is recovered by NAKs alone.
+  c.transport.rto = Delta::zero();
   // third.cc sets the hosts' ACK queue from ACK_HIGH_PRIO but never the switches'
   // AckHighPrio attribute, which stays 0: at switches ACKs share queue pg 3 with data.
   c.switch_config.ack_queue = "data";
@@ -100,6 +102,10 @@ void conweave_ns3(ScenarioConfig& c) {
   c.pfc.pause_ahead_of_control = false;          // qbb-net-device.cc SendPfc: FIFO in queue 0
   c.transport.nak_interval = Delta::from_us(4);  // rdma-hw.cc NACKGenerationInterval 4
   c.transport.cnp_on_nak = true;                 // rdma-hw.cc ReceiverCheckSeq: a NAK carries a CNP
+  // rdma-hw.cc L2Timeout 4 ms (no run script sets it); GetRto returns it without IRN. The
+  // timer is rescheduled by every data packet sent (PktSent) and every ACK (ReceiveAck).
+  c.transport.rto = Delta::from_ms(4);
+  c.transport.rto_restarts_on_send = true;
 }
 
 // The DCQCN settings both forks' run scripts (run.py config template) share at 100 Gb/s.

@@ -67,6 +67,18 @@ void check_buffer_covers_headroom(const ExperimentSpec& spec) {
   }
 }
 
+// Without a retransmission timer (transport.rto: 0, as HPCC-ns3) a lost packet at a flow's
+// tail is never resent, so the fabric must not drop data.
+void check_timer_or_lossless(const ExperimentSpec& spec) {
+  if (spec.transport.rto > Delta::zero() || resolved_network(spec).switch_config.pfc.enabled)
+    return;
+  throw ConfigError(
+      "transport.rto: 0 (no retransmission timer, the hpcc-ns3 preset's) needs a lossless "
+      "fabric (fc: pfc); with fc: " +
+      (spec.fc.empty() ? std::string("none") : spec.fc) +
+      " a lost packet would never be resent: set transport.rto (e.g. 1ms)");
+}
+
 std::vector<std::pair<std::string, std::string>> shipped_cdfs() {
   std::vector<std::pair<std::string, std::string>> out;
   std::error_code ec;
@@ -183,6 +195,7 @@ ExperimentSpec build_unlocated(ScenarioConfig& c) {
   spec.cc_config = c.cc_params;
   spec.fc_config = c.fc_params;
   check_buffer_covers_headroom(spec);
+  check_timer_or_lossless(spec);
   spec.stop = c.stop_time > Delta::zero() ? Time::zero() + c.stop_time : Time::never();
   spec.stop_when_done = c.stop_when_done;
   const std::vector<uint32_t> rack = rack_of_hosts(spec.topology);

@@ -23,5 +23,7 @@ std::vector<std::pair<std::string, std::string>> shipped_cdfs();
 std::string resolve_cdf(const std::string& name_or_path);
 // ConfigError when a switch's PFC headroom takes its whole buffer.
 void check_buffer_covers_headroom(const ExperimentSpec& spec);
+// transport.rto: 0 (no timer) in a fabric that may drop: a ConfigError.
+void check_timer_or_lossless(const ExperimentSpec& spec);
 
 }  // namespace rocelab

@@ -256,7 +256,7 @@ void RdmaTransport::start_flow(FlowId f) {
     s.window_cap_bytes = std::max<uint64_t>(
         1, static_cast<uint64_t>(cc_->window_cap_bdp() * static_cast<double>(bdp_bytes(f))));
   cc_->on_flow_start(f);
-  sim().arm(s.rto, sim().now() + cfg_.rto, handler_, kRto, f.index());
+  restart_rto(s, f);
   kick(f);
 }
 
@@ -347,8 +347,9 @@ PacketId RdmaTransport::pull_data(NodeId host, const EgressPort& port, Time* nex
       s.rtx_next = seq + payload;  // a selective-repeat hole
     }
     // The timer runs while something is in flight: a packet sent while it is not armed
-    // (the first after an idle spell or after a timeout) starts it.
-    if (!s.rto.armed()) sim().arm(s.rto, now + cfg_.rto, handler_, kRto, f.index());
+    // (the first after an idle spell or after a timeout) starts it; under
+    // rto_restarts_on_send every packet restarts it.
+    if (cfg_.rto_restarts_on_send || !s.rto.armed()) restart_rto(s, f);
     s.high_sent = std::max(s.high_sent, seq + payload);
     count_unsent(s);
     s.next_send =
@@ -525,7 +526,7 @@ bool RdmaTransport::advance_una(FlowId f, uint64_t ack_seq, const Packet& ack) {
     finish_flow(f);
     return true;
   }
-  sim().arm(s.rto, sim().now() + cfg_.rto, handler_, kRto, f.index());
+  restart_rto(s, f);
   return true;
 }
 

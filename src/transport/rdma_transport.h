@@ -212,6 +212,11 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   void on_start_event(FlowId f);
   void start_flow(FlowId f);
   void finish_flow(FlowId f);
+  // (Re)starts f's retransmission timer, one rto from now; nothing when rto is 0 (no timer).
+  void restart_rto(Sender& s, FlowId f) {
+    if (cfg_.rto > Delta::zero())
+      sim().arm(s.rto, sim().now() + cfg_.rto, handler_, kRto, f.index());
+  }
   void on_data(PacketId pkt);
   void on_ack(PacketId pkt);
   void on_nak(PacketId pkt);

@@ -56,9 +56,12 @@ void describe(ParamVisitor& v, TransportConfig& c) {
               "PAUSE (ns-3 ACK_HIGH_PRIO 1); wait = with the data (HPCC ns-3 ACK_HIGH_PRIO 0); "
               "auto = as the preset's simulator for the chosen cc (hpcc-ns3 with hpcc: wait), "
               "else send");
-  v.duration("rto", c.rto, Delta::from_ns(1), Delta::max(),
+  v.duration("rto", c.rto, Delta::zero(), Delta::max(),
              "retransmission timeout: resend from the oldest unacked byte (unsacked ones under "
-             "selective_repeat)");
+             "selective_repeat); 0 = no timer (HPCC ns-3), lossless fabrics only");
+  v.flag("rto_restarts_on_send", c.rto_restarts_on_send,
+         "the timer restarts on each data packet sent too, not only on each new ACK (ConWeave "
+         "ns-3 PktSent)");
   static const std::vector<std::string> policies = host_path_registry().names();
   v.choice("path_policy", c.path_policy, policies,
            "path entropy per data packet at the sender: fixed = one source port per flow, "

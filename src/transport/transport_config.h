@@ -81,7 +81,13 @@ struct TransportConfig {
   // Retransmission timeout (go-back-N from the oldest unacked byte; selective repeat
   // resends every packet not selectively acked). Chosen well above
   // any RTT of these fabrics under PFC so that it fires only after real loss.
+  // Zero: no timer at all (the HPCC ns-3 simulator's NIC has none; it relies on PFC and
+  // NAKs), allowed only in a lossless fabric.
   Delta rto = Delta::from_ms(1);
+  // The timer restarts on each ACK that acknowledges new data (IB spec vol. 1 o9-85, which
+  // real NICs follow); with this, also on each data packet the NIC sends, as the ConWeave
+  // ns-3 simulator does (rdma-hw.cc PktSent), so that a flow still sending never times out.
+  bool rto_restarts_on_send = false;
   // The host path policy by name (transport/host_path.h): fixed | spray.
   std::string path_policy = "fixed";
   // recovery: bitmap: out-of-order packets kept beyond the next expected one (L, MP-RDMA).
