@@ -336,6 +336,42 @@ TEST(Invariants, RunAndCompareExitNonZeroWithTheResultsWritten) {
   fs::remove_all(d);
 }
 
+// A timeout in a run that lost nothing is a timer shorter than the queueing a flow met:
+// run and compare say so (the resend is needless), and stay silent when packets were lost.
+TEST(Timeouts, RunAndCompareNameTimeoutsThatFoundNothingLost) {
+  const fs::path d = temp_dir("timeouts");
+  const std::string hol = std::string(ROCELAB_SOURCE_DIR) + "/scenarios/incast_hol.yaml";
+  const std::string note = "retransmission timeouts with nothing lost or out of order";
+  std::string out;
+  // 50 us is shorter than the incast's queueing behind PAUSEs: 579 timeouts, no drop.
+  EXPECT_EQ(
+      run_cli("run " + hol + " -q --set transport.rto=50us --out " + (d / "short").string(), &out),
+      0)
+      << out;
+  EXPECT_NE(out.find(note), std::string::npos) << out;
+  EXPECT_NE(out.find("transport.rto 50us, restarted by new ACKs"), std::string::npos) << out;
+  const std::string summary = slurp((d / "short" / "summary.json").string());
+  EXPECT_EQ(summary.find("\"timeouts\": 0,"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("\"drops\": 0,"), std::string::npos) << summary;
+  EXPECT_EQ(run_cli("compare " + hol + " -q --set transport.rto=50us --schemes ecmp+none --out " +
+                        (d / "cmp").string(),
+                    &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("ecmp+none+pfc: note: "), std::string::npos) << out;
+  // The default 1 ms outlasts that queueing: no timeout, no note.
+  EXPECT_EQ(run_cli("run " + hol + " -q --out " + (d / "default").string(), &out), 0) << out;
+  EXPECT_EQ(out.find("note:"), std::string::npos) << out;
+  // With packets dropped (headroom too small), timeouts may be real: no note.
+  EXPECT_EQ(
+      run_cli("run " + hol + " -q --set fc.headroom=100B --out " + (d / "lossy").string(), &out), 3)
+      << out;
+  EXPECT_EQ(slurp((d / "lossy" / "summary.json").string()).find("\"timeouts\": 0,"),
+            std::string::npos);
+  EXPECT_EQ(out.find(note), std::string::npos) << out;
+  fs::remove_all(d);
+}
+
 TEST(Scenario, OverridesAndPresetsApplyInOrder) {
   ScenarioConfig a = load_scenario(
       kTests + "/tiny.yaml",
