@@ -79,8 +79,9 @@ struct TransportConfig {
   // What the NIC does with its ACK/NAK/CNP frames while its data class is paused.
   AckPause ack_pause = AckPause::kAuto;
   // Retransmission timeout (go-back-N from the oldest unacked byte; selective repeat
-  // resends every packet not selectively acked). Chosen well above
-  // any RTT of these fabrics under PFC so that it fires only after real loss.
+  // resends every packet not selectively acked). Meant to be above the RTT of these
+  // fabrics under PFC, so that it fires only after real loss; deep PFC backlogs can
+  // outlast it, and `rocelab run` and `compare` then say so.
   // Zero: no timer at all (the HPCC ns-3 simulator's NIC has none; it relies on PFC and
   // NAKs), allowed only in a lossless fabric.
   Delta rto = Delta::from_ms(1);
