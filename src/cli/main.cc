@@ -265,11 +265,12 @@ int main(int argc, char** argv) {
       o.interrupted = &g_interrupted;
       o.out_dir = out_dir.empty() ? "runs/" + c.name : out_dir;
       const nlohmann::json s = run_scenario(c, o);
-      print_summary(c.lb + "+" + c.cc + "+" + c.fc, s);
+      const std::string label = SchemeTriple{c.lb, c.cc, c.fc}.label();
+      print_summary(label, s);
       std::printf("results in %s/\n", o.out_dir.c_str());
       if (!s["complete"].get<bool>()) return 130;
-      report_spurious_timeouts(c.lb + "+" + c.cc + "+" + c.fc, s, c.transport);
-      return report_invariant(c.lb + "+" + c.cc + "+" + c.fc, s) ? 0 : 3;
+      report_spurious_timeouts(label, s, c.transport);
+      return report_invariant(label, s) ? 0 : 3;
     }
     // compare
     const std::vector<SchemeTriple> triples = parse_schemes(schemes);
