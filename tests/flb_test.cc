@@ -90,9 +90,9 @@ TEST(Flb, NeverReordersInASymmetricLeafSpineUnderLoad) {
 }
 
 // FLB moves a flow only when the measured delay gain is below the flow's packet gap
-// (Alg. 1). Its delays are sampled every two base RTTs, so under load they are stale and
-// some moves do reorder (docs/reproduction/flb.md): far fewer than spraying's, which
-// ignores delays altogether.
+// (Alg. 1) and its previous packet has left the uplink queue. Its delays are sampled every
+// two base RTTs, so under load a sample can be off and a few moves do reorder
+// (docs/reproduction/flb.md): far fewer than spraying's, which ignores delays altogether.
 TEST(Flb, ReroutesUnderLoadWithLittleReorderingComparedToSpraying) {
   for (const char* cc : {"none", "dcqcn"}) {
     Experiment flb = websearch_leaf_spine("flb", cc);
@@ -101,7 +101,9 @@ TEST(Flb, ReroutesUnderLoadWithLittleReorderingComparedToSpraying) {
     test::run_checked(rps, Time{Delta::from_ms(500).ps});
     const auto& f = flb.transport().counters();
     const auto& r = rps.transport().counters();
-    EXPECT_GT(lb_stat(flb, "flb_reroutes"), 100) << cc << ": FLB must move flows";
+    // Without congestion control a flow's packets queue back to back at its uplink, and its
+    // previous packet has rarely left when the next one comes (18 moves; 2,967 under DCQCN).
+    EXPECT_GT(lb_stat(flb, "flb_reroutes"), 10) << cc << ": FLB must move flows";
     EXPECT_GT(lb_stat(flb, "flb_delay_feedback_received"), 100) << cc;
     // Reordering caused by the network (go-back-N multiplies what the receiver sees).
     const double flb_ratio =

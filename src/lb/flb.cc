@@ -1,7 +1,9 @@
 #include "lb/flb.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <stdexcept>
 
 #include "net/flow_control.h"
 #include "net/mmu.h"
@@ -10,6 +12,18 @@
 namespace rocelab {
 
 // ---------------------------------------------------------------- configuration
+
+namespace {
+const std::array<std::string, 4> kGuards = {"literal", "departed", "idle", "never"};
+}
+
+Flb::Guard Flb::parse_guard(const std::string& name) {
+  if (name == "literal") return Guard::kLiteral;
+  if (name == "departed") return Guard::kDeparted;
+  if (name == "idle") return Guard::kIdle;
+  if (name == "never") return Guard::kNever;
+  throw std::invalid_argument("flb: unknown reroute_guard " + name);
+}
 
 void FlbSchemeConfig::describe(ParamVisitor& v) {
   v.duration("probe_interval", cfg.probe_interval, Delta::zero(), Delta::max(),
@@ -36,6 +50,16 @@ void FlbSchemeConfig::describe(ParamVisitor& v) {
              "period of the isolation-path recomputation (§3.2)");
   v.duration("clock_offset_max", cfg.clock_offset_max, Delta::zero(), Delta::max(),
              "switch clocks offset by up to this (FLB needs no synchronisation)");
+  v.choice("reroute_guard", cfg.reroute_guard, kGuards,
+           "besides Alg. 1's test, an existing flow moves only when: literal: nothing more (the "
+           "previous packet's local wait estimated at line rate, a stale current path at its "
+           "base delay); departed: its previous packet has left this switch (dequeue counter, "
+           "§3.4) and the current path has a fresh sample; idle: the current uplink queue is "
+           "empty and not paused, and the current path has a fresh sample; never: existing flows "
+           "stay (new flows take the fastest path; flows leave isolated paths as departed)");
+  v.duration("age_tick", cfg.age_tick, Delta::zero(), Delta::max(),
+             "Alg. 1's gap from an 8-bit aging counter with this tick (§3.4), at least "
+             "(ticks - 1) x tick; 0 = exact arrival times");
   v.require(cfg.isolation_threshold_bytes == 0 || cfg.isolation_threshold_buffer_fraction == 0,
             "isolation_threshold", "give isolation_threshold or its buffer fraction, not both");
 }
@@ -56,12 +80,16 @@ Flb::Flb(const SwitchView& sw, const FlbConfig& cfg)
       cfg_(cfg),
       handler_(sw.sim().add_handler(this)),
       self_edge_(sw.routing().edge_index(sw.id().index())),
-      table_(cfg.hardware_table, cfg.hardware_entries, cfg.flow_timeout) {
+      table_(cfg.hardware_table, cfg.hardware_entries, cfg.flow_timeout),
+      guard_(parse_guard(cfg.reroute_guard)) {
   RandomStream clock_rng(sw_.seed(), "flb-clock", sw.id().index());
   clock_offset_ = Delta{
       static_cast<int64_t>(clock_rng.uniform() * static_cast<double>(cfg.clock_offset_max.ps))};
   pairs_.resize(sw_.routing().edge_switches().size());
   ds_ports_.resize(sw.port_count());
+  for (size_t i = 0; i < sw.port_count(); ++i)
+    queue_stride_ = std::max(queue_stride_, sw.port(PortId(static_cast<uint16_t>(i))).num_queues());
+  dequeued_bytes_.assign(sw.port_count() * queue_stride_, 0);
   compute_thresholds();
 }
 
@@ -88,6 +116,7 @@ void Flb::compute_thresholds() {
     const EgressPort& port = sw_.port(PortId(static_cast<uint16_t>(i)));
     DsPort& dp = ds_ports_[i];
     if (port.peer()->kind() != NodeKind::kHost) continue;
+    dp.congestion_point = port.peer()->id().index();
     const BitsPerSec c = port.rate_bps();
     // Sender to this switch: its host link plus the switch-to-switch hops.
     const Delta d = (max_link_delay + serialization_delay(sw_.wire().mtu_wire_bytes(), c)) *
@@ -216,6 +245,51 @@ uint16_t Flb::reroute(const std::vector<int64_t>& delay, const std::vector<uint8
   return best;
 }
 
+// Alg. 1's Δt. §3.4 measures it with an aging counter that a timer increments every tick
+// and each packet resets: k ticks since the previous packet mean a gap above (k - 1) ticks.
+Delta Flb::packet_gap(Time prev, Time now) const {
+  if (cfg_.age_tick <= Delta::zero()) return now - prev;
+  const int64_t tick = cfg_.age_tick.ps;
+  const int64_t ticks = std::min<int64_t>(
+      255, (now + clock_offset_).ps / tick - (prev + clock_offset_).ps / tick);  // 8 bits
+  return Delta{std::max<int64_t>(0, ticks - 1) * tick};
+}
+
+// Alg. 1 moves a flow only when its next packet cannot overtake the previous one (§3.1).
+// Its delay test cannot show that alone: the previous packet's wait in this switch's
+// uplink queue is known only while the uplink drains at line rate (a PFC PAUSE stops it).
+// True when what the switch reads shows the previous packet may still wait there.
+bool Flb::previous_packet_held(const Pair& pr, const FlbFlowEntry& e, const Packet& p) {
+  if (guard_ == Guard::kLiteral) return false;
+  const PortId up_id = pr.first_hop[e.path];
+  const EgressPort& up = sw_.port(up_id);
+  const size_t q = up.queue_of(p);
+  if (guard_ == Guard::kIdle) {
+    if (up.queue_bytes(q) == 0 && !up.pfc_paused(q)) return false;
+    ++blocked_uplink_busy_;
+    return true;
+  }
+  // Departed: the queue has sent past the previous packet's end (an empty queue holds it
+  // no longer either: that covers a packet the buffer dropped).
+  if (dequeued_bytes(up_id, q) >= e.prev_end_position || up.queue_bytes(q) == 0) return false;
+  ++blocked_not_departed_;
+  return true;
+}
+
+// Alg. 1's move, kept only when it cannot reorder as far as the switch can tell: the
+// current path's delay is known (a path without a current sample is unknown, as a
+// candidate without one is) and the previous packet has left the uplink queue.
+uint16_t Flb::guard_move(const Pair& pr, const FlbFlowEntry& e, const Packet& p, uint16_t path,
+                         Time now) {
+  if (guard_ == Guard::kLiteral) return path;
+  if (guard_ == Guard::kNever) return e.path;
+  if (!fresh_measurement(pr, e.path, now)) {
+    ++blocked_stale_current_;
+    return e.path;
+  }
+  return previous_packet_held(pr, e, p) ? e.path : path;
+}
+
 PortId Flb::choose_egress(const SwitchView&, Packet& p, std::span<const PortId> hops) {
   const Time now = sw_.now();
   const Routing& r = sw_.routing();
@@ -232,8 +306,10 @@ PortId Flb::choose_egress(const SwitchView&, Packet& p, std::span<const PortId> 
     if (fresh || e.path >= pr.paths) {
       path = pick_min(pr, scratch_allowed_, now);
     } else if (!scratch_allowed_[e.path]) {
-      path = pick_min(pr, scratch_allowed_, now);  // its path became isolated: must leave
-      ++forced_moves_;
+      // Its path became isolated: it leaves (§3.2), once its previous packet has left the
+      // uplink queue, which the new path would otherwise overtake.
+      path = previous_packet_held(pr, e, p) ? e.path : pick_min(pr, scratch_allowed_, now);
+      forced_moves_ += path != e.path;
     } else {
       // Alg. 1 needs p'.t_OWD: a path without a current measurement cannot be shown safe,
       // so it is no candidate for moving an existing flow (new flows may still take it).
@@ -246,13 +322,21 @@ PortId Flb::choose_egress(const SwitchView&, Packet& p, std::span<const PortId> 
       // it with the gap): its local queue then, not now. The queue may have drained by
       // up to the gap since, and the packet behind a drained queue is no later.
       scratch_delay_[e.path] = e.last_local_ps + remote_delay(pr, e.path, now);
-      path = reroute(scratch_delay_, scratch_allowed_, e.path, now - e.last_seen);
+      path = reroute(scratch_delay_, scratch_allowed_, e.path, packet_gap(e.last_seen, now));
+      if (path != e.path) path = guard_move(pr, e, p, path, now);
     }
   }
   if (!fresh && path != e.path) ++reroutes_;
   e.path = path;
   e.last_seen = now;
   e.last_local_ps = local_queue_ps(pr, path);
+  {
+    // Where this packet will leave its uplink queue, as the queue's dequeued-byte count.
+    const EgressPort& up = sw_.port(pr.first_hop[path]);
+    const size_t q = up.queue_of(p);
+    e.prev_end_position = dequeued_bytes(pr.first_hop[path], q) +
+                          static_cast<uint64_t>(up.queue_bytes(q) + p.wire_bytes);
+  }
 
   if (pr.last_stamp[path] == Time::never() || now - pr.last_stamp[path] >= pr.probe_interval) {
     // FLB §3.1: a sampled packet carries its departure time; on_dequeue writes it.

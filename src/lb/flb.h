@@ -6,6 +6,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "lb/flb_flow_table.h"
@@ -41,6 +42,22 @@ struct FlbConfig {
   Delta isolation_recompute = Delta::from_us(50);  // §3.2 "periodically checks"
   // Each switch's clock is offset by a uniform draw in [0, max]: FLB needs no sync.
   Delta clock_offset_max = Delta::zero();
+  // What must hold, besides Alg. 1's delay test, before an existing flow moves
+  // (docs/reproduction/flb.md, "Rerouting without reordering at scale"):
+  //   literal:  Alg. 1's test alone; the previous packet's local wait is estimated from the
+  //             uplink's queue at line rate, a current path without a fresh sample counts
+  //             at its base delay.
+  //   departed: the previous packet has left this switch (the uplink queue's dequeue
+  //             counter has passed the position it was queued at, kept in the flow entry),
+  //             and the current path has a fresh sample.
+  //   idle:     the current uplink queue is empty and not paused, and the current path
+  //             has a fresh sample.
+  //   never:    existing flows stay where they are (a sensitivity row: what rerouting is
+  //             worth); they still leave a path that becomes isolated, as departed.
+  std::string reroute_guard = "departed";
+  // Alg. 1's gap from §3.4's 8-bit aging counter, incremented every tick: the gap is at
+  // least (ticks - 1) x tick. 0 = the exact arrival times.
+  Delta age_tick = Delta::zero();
 };
 
 class FlbSchemeConfig final : public LbConfig {
@@ -57,6 +74,8 @@ class Flb final : public LoadBalancer, public EventHandler {
   PortId choose_egress(const SwitchView& sw, Packet& p,
                        std::span<const PortId> candidates) override;
   bool on_receive(const SwitchView& sw, Packet& p, PortId in_port) override;
+  enum class Guard : uint8_t { kLiteral, kDeparted, kIdle, kNever };
+  static Guard parse_guard(const std::string& name);
   void on_dequeue(const SwitchView& sw, Packet& p, PortId port) override;
   void add_stats(std::vector<Stat>& out) const override;
   void on_event(uint32_t kind, uint64_t arg) override;
@@ -97,6 +116,7 @@ class Flb final : public LoadBalancer, public EventHandler {
 
   struct DsPort {  // destination-edge state of one host-facing port
     bool congested = false;
+    uint32_t congestion_point = 0;  // the host behind the port, named in its CNMs
     int64_t k = 0;
     struct Flow {
       FlowId flow;
@@ -117,7 +137,8 @@ class Flb final : public LoadBalancer, public EventHandler {
 
   struct Isolation {  // one congested flow known at this (source) edge switch
     uint32_t dst_edge;
-    uint32_t n;
+    uint32_t congestion_point;  // the congested port's host (the CNM's CPID)
+    uint32_t n;                 // the latest n reported for that congestion point
     Time refreshed;
     uint16_t path;
   };
@@ -128,17 +149,24 @@ class Flb final : public LoadBalancer, public EventHandler {
   bool fresh_measurement(const Pair& p, uint16_t path, Time now) const;
   int64_t local_queue_ps(const Pair& p, uint16_t path) const;
   void stamp_departure(Packet& p) const;
+  Delta packet_gap(Time prev, Time now) const;
+  bool previous_packet_held(const Pair& pr, const FlbFlowEntry& e, const Packet& p);
+  uint16_t guard_move(const Pair& pr, const FlbFlowEntry& e, const Packet& p, uint16_t path,
+                      Time now);
+  uint64_t& dequeued_bytes(PortId port, size_t queue) {
+    return dequeued_bytes_[port.index() * queue_stride_ + queue];
+  }
   uint16_t pick_min(const Pair& p, const std::vector<uint8_t>& allowed, Time now);
   void allowed_paths(const Pair& p, std::vector<uint8_t>& out) const;
   void as_destination(Packet& p, PortId in_port);
   void as_source(Packet& p);
   void check_isolation(const Packet& p, PortId in_port);
-  void send_cnm(NodeId src_host, FlowId flow, uint32_t key, uint16_t sport, PortId out,
-                bool congested, uint32_t n);
+  void send_cnm(NodeId src_host, FlowId flow, uint16_t sport, PortId out, const Cnm& cnm);
   void on_cnm(const Packet& p);
   void release_port(DsPort& dp, Time now);
   void sweep_congested_flows(Time now);
-  void send_flow_cnm(uint32_t key, DsPort::Flow& f, bool congested, uint32_t n, Time now);
+  void send_flow_cnm(const DsPort& dp, uint32_t key, DsPort::Flow& f, bool congested, uint32_t n,
+                     Time now);
   void resize_isolation(uint32_t dst_edge);
   void assign_isolation_path(uint32_t key, Isolation& iso, const Pair& pr);
   void compute_thresholds();
@@ -177,6 +205,12 @@ class Flb final : public LoadBalancer, public EventHandler {
   std::vector<uint16_t> scratch_free_paths_;
   int64_t range_low_ = 0, range_high_ = 0;  // Appendix A range of K (reported)
   uint64_t forced_moves_ = 0, feedback_sent_ = 0, feedback_received_ = 0;
+  Guard guard_;
+  // Data bytes dequeued per (port, queue) since the start: with the queue's bytes, the
+  // enqueue/dequeue counters of §3.4, read as FIFO positions by the departed guard.
+  std::vector<uint64_t> dequeued_bytes_;
+  size_t queue_stride_ = 1;
+  uint64_t blocked_stale_current_ = 0, blocked_not_departed_ = 0, blocked_uplink_busy_ = 0;
   uint64_t reroutes_ = 0, cnms_sent_ = 0, isolations_ = 0, isolation_timeouts_ = 0, probes_ = 0;
   static constexpr uint32_t kIsolationTimerKind = 0;
   static constexpr uint32_t kCongestedFlowTimerKind = 1;

@@ -25,6 +25,9 @@ struct FlbFlowEntry {
   // Local queueing delay (ps) the flow's previous packet met at its path's first hop: with
   // the path's sampled delay, the delay that packet sees (Alg. 1's p.t_OWD for it).
   int64_t last_local_ps = 0;
+  // Where the previous packet sits in its uplink queue: the queue's dequeued-byte count at
+  // which it has left (the departed guard of Flb).
+  uint64_t prev_end_position = 0;
 };
 
 class FlbFlowTable {

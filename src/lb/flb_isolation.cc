@@ -26,10 +26,10 @@ void Flb::check_isolation(const Packet& p, PortId in_port) {
     // the release CNM, which carries the final n (FLB+RC resumes at C/n with it).
     it =
         dp.flows.emplace(key, DsPort::Flow{p.flow, p.src, in_port, p.sport, now, now, false}).first;
-    send_flow_cnm(key, it->second, true, static_cast<uint32_t>(dp.flows.size()), now);
+    send_flow_cnm(dp, key, it->second, true, static_cast<uint32_t>(dp.flows.size()), now);
   } else if (!it->second.in_congestion || now - it->second.last_cnm >= cfg_.cnm_refresh) {
     it->second.in_port = in_port;
-    send_flow_cnm(key, it->second, true, static_cast<uint32_t>(dp.flows.size()), now);
+    send_flow_cnm(dp, key, it->second, true, static_cast<uint32_t>(dp.flows.size()), now);
   }
   if (!ds_timer_.armed())
     sw_.sim().arm(ds_timer_, now + cfg_.isolation_recompute, handler_, kCongestedFlowTimerKind);
@@ -37,6 +37,7 @@ void Flb::check_isolation(const Packet& p, PortId in_port) {
 
 void Flb::on_dequeue(const SwitchView&, Packet& p, PortId port_id) {
   if (sw_.field(stamp_, p).state == kStampPending) stamp_departure(p);
+  dequeued_bytes(port_id, sw_.port(port_id).queue_of(p)) += static_cast<uint64_t>(p.wire_bytes);
   DsPort& dp = ds_ports_[port_id.index()];
   if (!dp.congested) return;
   const EgressPort& port = sw_.port(port_id);
@@ -49,7 +50,7 @@ void Flb::on_dequeue(const SwitchView&, Packet& p, PortId port_id) {
 void Flb::release_port(DsPort& dp, Time now) {
   dp.congested = false;
   const uint32_t n = static_cast<uint32_t>(dp.flows.size());
-  for (auto& [key, f] : dp.flows) send_flow_cnm(key, f, false, n, now);
+  for (auto& [key, f] : dp.flows) send_flow_cnm(dp, key, f, false, n, now);
   dp.n_notified = n;
 }
 
@@ -65,7 +66,7 @@ void Flb::sweep_congested_flows(Time now) {
     for (auto it = dp.flows.begin(); it != dp.flows.end();) {
       if (now - it->second.last_seen > cfg_.flow_timeout) {
         const uint32_t left = static_cast<uint32_t>(dp.flows.size() - 1);
-        send_flow_cnm(it->first, it->second, false, std::max<uint32_t>(left, 1), now);
+        send_flow_cnm(dp, it->first, it->second, false, std::max<uint32_t>(left, 1), now);
         it = dp.flows.erase(it);
       } else {
         ++it;
@@ -77,17 +78,18 @@ void Flb::sweep_congested_flows(Time now) {
     sw_.sim().arm(ds_timer_, now + cfg_.isolation_recompute, handler_, kCongestedFlowTimerKind);
 }
 
-void Flb::send_flow_cnm(uint32_t key, DsPort::Flow& f, bool congested, uint32_t n, Time now) {
-  send_cnm(f.src_host, f.flow, key, f.sport, f.in_port, congested, n);
+void Flb::send_flow_cnm(const DsPort& dp, uint32_t key, DsPort::Flow& f, bool congested, uint32_t n,
+                        Time now) {
+  send_cnm(f.src_host, f.flow, f.sport, f.in_port, Cnm{congested, n, key, dp.congestion_point});
   f.in_congestion = congested;
   f.last_cnm = now;
 }
 
-void Flb::send_cnm(NodeId src_host, FlowId flow, uint32_t key, uint16_t sport, PortId out,
-                   bool congested, uint32_t n) {
+void Flb::send_cnm(NodeId src_host, FlowId flow, uint16_t sport, PortId out, const Cnm& cnm) {
+  const uint32_t key = cnm.flow_key;
   const PacketId id = sw_.new_packet();
   Packet& c = sw_.pkt(id);
-  cnm_.write(sw_, c, Cnm{congested, n, key});
+  cnm_.write(sw_, c, cnm);
   c.ecn_capable = false;
   c.wire_bytes = sw_.wire().control_wire_bytes(PacketType::kControl);
   c.src = sw_.id();
@@ -116,8 +118,13 @@ void Flb::on_cnm(const Packet& p) {
       iso.path = UINT16_MAX;
     }
     iso.dst_edge = dst_idx;
-    iso.n = std::max<uint32_t>(1, cnm.congested_flows);
+    iso.congestion_point = cnm.congestion_point;
     iso.refreshed = now;
+    // n counts every flow congested at that port: the latest report holds for all of them,
+    // not the n each one was first told (which would sum 1 + 1/2 + ... + 1/n paths).
+    const uint32_t n = std::max<uint32_t>(1, cnm.congested_flows);
+    for (auto& [other_key, other] : iso_)
+      if (other.dst_edge == dst_idx && other.congestion_point == cnm.congestion_point) other.n = n;
     // The first congested flow toward a destination sets up its isolation paths; later
     // ones join them. The count is revised by the periodic check (§3.2).
     if (pr.iso_paths.empty()) resize_isolation(dst_idx);
@@ -221,6 +228,9 @@ void Flb::add_stats(std::vector<Stat>& out) const {
   for (const DsPort& dp : ds_ports_) k = std::max(k, dp.k);
   out.push_back({"flb_reroutes", static_cast<double>(reroutes_)});
   out.push_back({"flb_forced_moves", static_cast<double>(forced_moves_)});
+  out.push_back({"flb_moves_blocked_stale_current", static_cast<double>(blocked_stale_current_)});
+  out.push_back({"flb_moves_blocked_not_departed", static_cast<double>(blocked_not_departed_)});
+  out.push_back({"flb_moves_blocked_uplink_busy", static_cast<double>(blocked_uplink_busy_)});
   out.push_back({"flb_cnms_sent", static_cast<double>(cnms_sent_)});
   out.push_back({"flb_isolations", static_cast<double>(isolations_)});
   out.push_back({"flb_isolation_timeouts", static_cast<double>(isolation_timeouts_)});

@@ -16,6 +16,9 @@ struct Cnm {
   bool congested = false;
   uint32_t congested_flows = 0;  // n
   uint32_t flow_key = 0;         // the flow table key at the switches (flow id or CRC16)
+  // The congested port, named by the host behind it (QCN's congestion point ID): flows
+  // reported by one congestion point share its n.
+  uint32_t congestion_point = 0;
 };
 
 class CnmFormat {

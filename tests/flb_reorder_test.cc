@@ -1,0 +1,226 @@
+// FLB's rerouting without reordering (§3.1, Alg. 1) when the source edge's own uplink is
+// paused, the isolation path count from the latest n, and the reordering of FLB+RC on a
+// 5 us-link leaf-spine under load (issue 35).
+#include <gtest/gtest.h>
+
+#include "lb/flb.h"
+#include "net/cnm.h"
+#include "net/switch_node.h"
+#include "scenario/scenario_build.h"
+#include "test_util.h"
+
+namespace rocelab {
+namespace {
+
+double lb_stat(Experiment& exp, const std::string& name) {
+  std::vector<LoadBalancer::Stat> stats;
+  for (NodeId s : exp.network().switches())
+    if (auto* lb = exp.network().switch_at(s).load_balancer()) lb->add_stats(stats);
+  double v = 0;
+  for (const auto& st : stats)
+    if (st.name == name) v += st.value;
+  return v;
+}
+
+struct PausedUplinkRun {
+  uint64_t reordered = 0;
+  double moves = 0, blocked_not_departed = 0, blocked_uplink_busy = 0, blocked_stale_current = 0;
+  uint16_t path_before = 0;
+};
+
+// leaf0 -> leaf1 over four spines at 100 Gb/s, no congestion control. Three long flows
+// take three paths (a busy uplink looks slower to a new flow) and keep every path's sample
+// fresh but the fourth's; flow A (host 0 -> host 8) takes the fourth. A's uplink at leaf0
+// is then paused by hand for 200 us, as a PFC PAUSE from a congested spine would: the
+// queue fills to leaf0's 256 KB XOFF, leaf0 pauses host 0, and when the PAUSE ends A's
+// next packet comes after a 200 us gap while its previous packets still wait in the queue.
+// Moving it to another path overtakes them. Samples live for `expiry` (10 ms unless said:
+// then A's own path counts as fresh and freshness is not what is tested).
+PausedUplinkRun run_paused_uplink(const std::string& guard, Delta expiry = Delta::from_ms(10)) {
+  ExperimentSpec spec;
+  spec.topology = test::small_leaf_spine(2, 4, 8);
+  spec.lb = "flb";
+  spec.cc = "none";
+  // FLB §4.3's static 256 KB XOFF: leaf0 pauses host 0 once A's packets fill it.
+  spec.network.switch_config.pfc.mode = PfcThresholdMode::kStatic;
+  auto cfg = std::make_shared<FlbSchemeConfig>();
+  cfg->cfg.reroute_guard = guard;
+  cfg->cfg.delay_expiry = expiry;
+  spec.lb_config = cfg;
+  for (uint32_t i = 0; i < 3; ++i)
+    spec.flows.push_back(test::flow(1 + i, 9 + i, 20 * 1000 * 1000, Time{Delta::from_us(i).ps}));
+  const uint32_t kHostA = 0, kHostB = 8;
+  spec.flows.push_back(test::flow(kHostA, kHostB, 4 * 1000 * 1000, Time{Delta::from_us(50).ps}));
+  Experiment exp(spec);
+  Network& net = exp.network();
+  const NodeId leaf0(net.topology().find("leaf0")), leaf1(net.topology().find("leaf1"));
+  auto& flb = static_cast<Flb&>(*net.switch_at(leaf0).load_balancer());
+  const FlowId a(3);
+  exp.run(Time{Delta::from_us(70).ps});
+  PausedUplinkRun out;
+  const FlbFlowEntry* e =
+      const_cast<FlbFlowTable&>(flb.flow_table()).find_key(a.index(), exp.sim().now());
+  EXPECT_NE(e, nullptr);
+  if (!e) return out;
+  out.path_before = e->path;
+  for (uint32_t f = 0; f < 3; ++f) {
+    const FlbFlowEntry* b =
+        const_cast<FlbFlowTable&>(flb.flow_table()).find_key(f, exp.sim().now());
+    EXPECT_TRUE(b && b->path != e->path) << "A shares its path with a long flow";
+  }
+  const auto hops = net.routing().next_hops(leaf0.index(), leaf1.index());
+  EgressPort& up = net.switch_at(leaf0).port(hops[e->path]);
+  for (size_t q = 0; q < up.num_queues(); ++q) up.set_paused(q, true);
+  exp.run(Time{Delta::from_us(270).ps});
+  EXPECT_GT(up.data_queue_bytes(), 100000) << "the paused uplink holds A's packets";
+  for (size_t q = 0; q < up.num_queues(); ++q) up.set_paused(q, false);
+  up.kick();
+  test::run_checked(exp);
+  out.reordered = exp.transport().counters().network_reordered_packets;
+  out.moves = lb_stat(exp, "flb_reroutes");
+  out.blocked_not_departed = lb_stat(exp, "flb_moves_blocked_not_departed");
+  out.blocked_uplink_busy = lb_stat(exp, "flb_moves_blocked_uplink_busy");
+  out.blocked_stale_current = lb_stat(exp, "flb_moves_blocked_stale_current");
+  std::printf("%s: moves %.0f, reordered %llu, blocked: stale %.0f, not departed %.0f, busy %.0f\n",
+              guard.c_str(), out.moves, static_cast<unsigned long long>(out.reordered),
+              out.blocked_stale_current, out.blocked_not_departed, out.blocked_uplink_busy);
+  return out;
+}
+
+TEST(FlbReorder, APacketBehindAPausedUplinkIsNotOvertakenOnAnIdlePath) {
+  // The literal reading estimates the previous packet's wait from the queue at line rate;
+  // the PAUSE holds it far longer, A moves and its later packets overtake the queued ones.
+  const PausedUplinkRun literal = run_paused_uplink("literal");
+  EXPECT_GE(literal.moves, 1);
+  EXPECT_GT(literal.reordered, 10u);
+  // Departed: A stays until the uplink queue has sent its previous packet.
+  const PausedUplinkRun departed = run_paused_uplink("departed");
+  EXPECT_GT(departed.blocked_not_departed, 0);
+  EXPECT_EQ(departed.reordered, 0u);
+  // Idle: A stays while its uplink queue holds data or is paused.
+  const PausedUplinkRun idle = run_paused_uplink("idle");
+  EXPECT_GT(idle.blocked_uplink_busy, 0);
+  EXPECT_EQ(idle.reordered, 0u);
+}
+
+// With the default sample lifetime (one probe interval), A's current path has had no
+// fresh sample since the PAUSE began: it is unknown, and A stays (literal took it as idle
+// at its base delay, and moved).
+TEST(FlbReorder, AStaleCurrentPathMeansStay) {
+  const PausedUplinkRun literal = run_paused_uplink("literal", Delta::zero());
+  EXPECT_GT(literal.reordered, 10u);
+  const PausedUplinkRun departed = run_paused_uplink("departed", Delta::zero());
+  EXPECT_GT(departed.blocked_stale_current, 0);
+  EXPECT_EQ(departed.reordered, 0u);
+}
+
+// §3.4's aging counter: k ticks since the previous packet show a gap of (k - 1) ticks.
+TEST(FlbReorder, AnAgingCounterShowsAGapNoLongerThanTheRealOne) {
+  ExperimentSpec spec;
+  spec.topology = test::small_leaf_spine(2, 4, 8);
+  spec.lb = "flb";
+  spec.cc = "none";
+  for (uint32_t i = 0; i < 6; ++i)
+    spec.flows.push_back(
+        test::flow(i, 8 + i, 10 * 1000 * 1000, Time{Delta::from_us(i < 3 ? 0 : 20 * (i - 2)).ps}));
+  auto run = [&](Delta tick) {
+    auto cfg = std::make_shared<FlbSchemeConfig>();
+    cfg->cfg.reroute_guard = "literal";  // moves that Δt alone decides
+    cfg->cfg.age_tick = tick;
+    spec.lb_config = cfg;
+    Experiment exp(spec);
+    test::run_checked(exp);
+    return std::pair{lb_stat(exp, "flb_reroutes"),
+                     exp.transport().counters().network_reordered_packets};
+  };
+  const auto exact = run(Delta::zero());
+  const auto coarse = run(Delta::from_ms(1));  // every gap here is under two ticks: Δt = 0
+  EXPECT_GT(exact.first, 0);
+  EXPECT_EQ(coarse.first, 0);
+  EXPECT_EQ(coarse.second, 0u);
+}
+
+// §4.3's fabric scaled down: 4 x 4 leaf-spine, 12 hosts per leaf, 40 Gb/s, 5 us links,
+// 9 MB buffers, 256 KB static XOFF; Web Server at 0.8 of the leaf uplinks for 2 ms, FLB+RC,
+// selective repeat. The literal reading reorders 12% of the packets in the network
+// (moves of flows whose previous packet waits behind a paused uplink, or whose current
+// path's sample is stale); the default keeps it under 2%.
+TEST(FlbReorder, UnderTwoPercentOnAFiveMicrosecondLeafSpineUnderLoad) {
+  auto reordered = [](const std::string& guard) {
+    ScenarioConfig c;
+    c.seed = 1;
+    c.topology.leaf_spine = LeafSpineParams{4, 4, 12, gbps(40), gbps(40), Delta::from_us(5)};
+    c.switch_config.buffer_bytes = 9 * 1000 * 1000;
+    c.switch_config.pfc.mode = PfcThresholdMode::kStatic;
+    c.transport.recovery = LossRecovery::kSelectiveRepeat;
+    c.lb = "flb";
+    c.cc = "rc";
+    auto flb = std::make_shared<FlbSchemeConfig>();
+    if (!guard.empty()) flb->cfg.reroute_guard = guard;
+    c.lb_params = flb;
+    c.lb_params_for = "flb";
+    WorkloadConfig w;
+    w.cdf = "fb_webserver";
+    w.load = 0.8;
+    w.load_on = "fabric";
+    w.intra_rack_fraction = 0.25;
+    w.stop = Delta::from_ms(2);
+    c.workloads = {w};
+    Experiment exp(build_experiment(c));
+    test::run_checked(exp, Time{Delta::from_ms(200).ps});
+    const TransportCounters& t = exp.transport().counters();
+    return static_cast<double>(t.network_reordered_packets) /
+           static_cast<double>(t.data_packets_sent);
+  };
+  const double literal = reordered("literal"), by_default = reordered("");
+  std::printf("network reordering: literal %.4f, default %.4f\n", literal, by_default);
+  EXPECT_GT(literal, 0.05);
+  EXPECT_LT(by_default, 0.02);
+}
+
+// §3.2: isolation paths = the congested flows' converged rate (C/n each) over the link
+// rate. Four flows to one host at leaf1 are reported as they join, with n = 1, 2, 3, 4: the
+// latest n (4) holds for all of them, one path's worth. Each flow's own first n would sum
+// to 1 + 1/2 + 1/3 + 1/4 = 2.08, three paths.
+TEST(FlbIsolation, PathCountFollowsTheLatestNAtTheCongestedPort) {
+  ExperimentSpec spec;
+  spec.topology = test::small_leaf_spine(2, 4, 8);
+  spec.lb = "flb";
+  spec.flows = {test::flow(0, 8, 1000, Time::zero())};
+  spec.stop_when_done = false;
+  Experiment exp(spec);
+  Network& net = exp.network();
+  const NodeId leaf0(net.topology().find("leaf0")), leaf1(net.topology().find("leaf1"));
+  Switch& sw = net.switch_at(leaf0);
+  auto& flb = static_cast<Flb&>(*sw.load_balancer());
+  NetContext& ctx = net.context();
+  const CnmFormat format(ctx.state.layout());
+  const uint32_t congested_host = 9;
+  for (uint32_t i = 0; i < 4; ++i) {
+    const PacketId id = ctx.alloc_packet();
+    Packet& c = ctx.pkt(id);
+    format.write(ctx, c, Cnm{true, i + 1, 100 + i, congested_host});
+    c.src = leaf1;
+    c.dst = NodeId(1 + i);
+    c.flow = FlowId(100 + i);
+    flb.on_receive(sw.view(), c, PortId(0));
+    ctx.free_packet(id);
+  }
+  EXPECT_EQ(flb.isolated_flows(), 4u);
+  exp.run(Time{Delta::from_us(60).ps});  // the periodic recount (50 us)
+  EXPECT_EQ(flb.isolated_paths(leaf1.index()).size(), 1u);
+  // A fifth flow at another host of leaf1, alone there (n = 1): one path more.
+  const PacketId id = ctx.alloc_packet();
+  Packet& c = ctx.pkt(id);
+  format.write(ctx, c, Cnm{true, 1, 200, congested_host + 1});
+  c.src = leaf1;
+  c.dst = NodeId(5);
+  c.flow = FlowId(200);
+  flb.on_receive(sw.view(), c, PortId(0));
+  ctx.free_packet(id);
+  exp.run(Time{Delta::from_us(120).ps});
+  EXPECT_EQ(flb.isolated_paths(leaf1.index()).size(), 2u);
+}
+
+}  // namespace
+}  // namespace rocelab
