@@ -6,11 +6,14 @@
 #include "lb/flb.h"
 #include "net/cnm.h"
 #include "net/switch_node.h"
+#include "scenario/runner.h"
 #include "scenario/scenario_build.h"
 #include "test_util.h"
 
 namespace rocelab {
 namespace {
+
+const std::string kSec43 = std::string(ROCELAB_SOURCE_DIR) + "/scenarios/flb/sec43_leafspine.yaml";
 
 double lb_stat(Experiment& exp, const std::string& name) {
   std::vector<LoadBalancer::Stat> stats;
@@ -140,32 +143,20 @@ TEST(FlbReorder, AnAgingCounterShowsAGapNoLongerThanTheRealOne) {
   EXPECT_EQ(coarse.second, 0u);
 }
 
-// §4.3's fabric scaled down: 4 x 4 leaf-spine, 12 hosts per leaf, 40 Gb/s, 5 us links,
-// 9 MB buffers, 256 KB static XOFF; Web Server at 0.8 of the leaf uplinks for 2 ms, FLB+RC,
-// selective repeat. The literal reading reorders 12% of the packets in the network
-// (moves of flows whose previous packet waits behind a paused uplink, or whose current
-// path's sample is stale); the default keeps it under 2%.
+// §4.3's fabric (scenarios/flb/sec43_leafspine.yaml) scaled down to 4 x 4 leaf-spine, 12
+// hosts per leaf (40 Gb/s, 5 us links, 9 MB buffers, 256 KB static XOFF); Web Server at 0.8
+// of the leaf uplinks for 2 ms, FLB+RC, selective repeat (reading C). The literal reading
+// reorders 12% of the packets in the network (moves of flows whose previous packet waits
+// behind a paused uplink, or whose current path's sample is stale); the default 1.2%.
 TEST(FlbReorder, UnderTwoPercentOnAFiveMicrosecondLeafSpineUnderLoad) {
   auto reordered = [](const std::string& guard) {
-    ScenarioConfig c;
-    c.seed = 1;
-    c.topology.leaf_spine = LeafSpineParams{4, 4, 12, gbps(40), gbps(40), Delta::from_us(5)};
-    c.switch_config.buffer_bytes = 9 * 1000 * 1000;
-    c.switch_config.pfc.mode = PfcThresholdMode::kStatic;
-    c.transport.recovery = LossRecovery::kSelectiveRepeat;
-    c.lb = "flb";
-    c.cc = "rc";
-    auto flb = std::make_shared<FlbSchemeConfig>();
-    if (!guard.empty()) flb->cfg.reroute_guard = guard;
-    c.lb_params = flb;
-    c.lb_params_for = "flb";
-    WorkloadConfig w;
-    w.cdf = "fb_webserver";
-    w.load = 0.8;
-    w.load_on = "fabric";
-    w.intra_rack_fraction = 0.25;
-    w.stop = Delta::from_ms(2);
-    c.workloads = {w};
+    std::vector<std::string> sets = {
+        "topology.leaves=4",          "topology.spines=4",
+        "topology.hosts_per_leaf=12", "transport.recovery=selective_repeat",
+        "workloads.0.load=0.8",       "workloads.0.load_on=fabric",
+        "workloads.0.stop=2ms"};
+    if (!guard.empty()) sets.push_back("lb.reroute_guard=" + guard);
+    ScenarioConfig c = load_scenario(kSec43, sets);
     Experiment exp(build_experiment(c));
     test::run_checked(exp, Time{Delta::from_ms(200).ps});
     const TransportCounters& t = exp.transport().counters();

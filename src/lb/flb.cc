@@ -306,10 +306,11 @@ PortId Flb::choose_egress(const SwitchView&, Packet& p, std::span<const PortId> 
     if (fresh || e.path >= pr.paths) {
       path = pick_min(pr, scratch_allowed_, now);
     } else if (!scratch_allowed_[e.path]) {
-      // Its path became isolated: it leaves (§3.2), once its previous packet has left the
-      // uplink queue, which the new path would otherwise overtake.
-      path = previous_packet_held(pr, e, p) ? e.path : pick_min(pr, scratch_allowed_, now);
-      forced_moves_ += path != e.path;
+      // Its path became isolated: it leaves at once (§3.2). Waiting for its previous packet
+      // to leave the uplink would spare some reordering, but a flow sending back to back
+      // never lets it leave and stays with the congested flows (docs/reproduction/flb.md).
+      path = pick_min(pr, scratch_allowed_, now);
+      ++forced_moves_;
     } else {
       // Alg. 1 needs p'.t_OWD: a path without a current measurement cannot be shown safe,
       // so it is no candidate for moving an existing flow (new flows may still take it).
