@@ -27,7 +27,7 @@ double lb_stat(Experiment& exp, const std::string& name) {
 
 struct PausedUplinkRun {
   uint64_t reordered = 0;
-  double moves = 0, blocked_not_departed = 0, blocked_uplink_busy = 0, blocked_stale_current = 0;
+  double moves = 0, held_not_departed = 0, held_uplink_busy = 0, held_stale_current = 0;
   uint16_t path_before = 0;
 };
 
@@ -81,12 +81,12 @@ PausedUplinkRun run_paused_uplink(const std::string& guard, Delta expiry = Delta
   test::run_checked(exp);
   out.reordered = exp.transport().counters().network_reordered_packets;
   out.moves = lb_stat(exp, "flb_reroutes");
-  out.blocked_not_departed = lb_stat(exp, "flb_moves_blocked_not_departed");
-  out.blocked_uplink_busy = lb_stat(exp, "flb_moves_blocked_uplink_busy");
-  out.blocked_stale_current = lb_stat(exp, "flb_moves_blocked_stale_current");
-  std::printf("%s: moves %.0f, reordered %llu, blocked: stale %.0f, not departed %.0f, busy %.0f\n",
+  out.held_not_departed = lb_stat(exp, "flb_held_not_departed");
+  out.held_uplink_busy = lb_stat(exp, "flb_held_uplink_busy");
+  out.held_stale_current = lb_stat(exp, "flb_held_stale_current");
+  std::printf("%s: moves %.0f, reordered %llu, held: stale %.0f, not departed %.0f, busy %.0f\n",
               guard.c_str(), out.moves, static_cast<unsigned long long>(out.reordered),
-              out.blocked_stale_current, out.blocked_not_departed, out.blocked_uplink_busy);
+              out.held_stale_current, out.held_not_departed, out.held_uplink_busy);
   return out;
 }
 
@@ -98,11 +98,11 @@ TEST(FlbReorder, APacketBehindAPausedUplinkIsNotOvertakenOnAnIdlePath) {
   EXPECT_GT(literal.reordered, 10u);
   // Departed: A stays until the uplink queue has sent its previous packet.
   const PausedUplinkRun departed = run_paused_uplink("departed");
-  EXPECT_GT(departed.blocked_not_departed, 0);
+  EXPECT_GT(departed.held_not_departed, 0);
   EXPECT_EQ(departed.reordered, 0u);
   // Idle: A stays while its uplink queue holds data or is paused.
   const PausedUplinkRun idle = run_paused_uplink("idle");
-  EXPECT_GT(idle.blocked_uplink_busy, 0);
+  EXPECT_GT(idle.held_uplink_busy, 0);
   EXPECT_EQ(idle.reordered, 0u);
 }
 
@@ -113,7 +113,7 @@ TEST(FlbReorder, AStaleCurrentPathMeansStay) {
   const PausedUplinkRun literal = run_paused_uplink("literal", Delta::zero());
   EXPECT_GT(literal.reordered, 10u);
   const PausedUplinkRun departed = run_paused_uplink("departed", Delta::zero());
-  EXPECT_GT(departed.blocked_stale_current, 0);
+  EXPECT_GT(departed.held_stale_current, 0);
   EXPECT_EQ(departed.reordered, 0u);
 }
 

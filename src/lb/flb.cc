@@ -56,7 +56,7 @@ void FlbSchemeConfig::describe(ParamVisitor& v) {
            "base delay); departed: its previous packet has left this switch (dequeue counter, "
            "§3.4) and the current path has a fresh sample; idle: the current uplink queue is "
            "empty and not paused, and the current path has a fresh sample; never: existing flows "
-           "stay (new flows take the fastest path; flows leave isolated paths as departed)");
+           "stay (new flows take the fastest path; all leave a path that becomes isolated)");
   v.duration("age_tick", cfg.age_tick, Delta::zero(), Delta::max(),
              "Alg. 1's gap from an 8-bit aging counter with this tick (§3.4), at least "
              "(ticks - 1) x tick; 0 = exact arrival times");
@@ -257,37 +257,34 @@ Delta Flb::packet_gap(Time prev, Time now) const {
 
 // Alg. 1 moves a flow only when its next packet cannot overtake the previous one (§3.1).
 // Its delay test cannot show that alone: the previous packet's wait in this switch's
-// uplink queue is known only while the uplink drains at line rate (a PFC PAUSE stops it).
-// True when what the switch reads shows the previous packet may still wait there.
-bool Flb::previous_packet_held(const Pair& pr, const FlbFlowEntry& e, const Packet& p) {
-  if (guard_ == Guard::kLiteral) return false;
+// uplink queue is known only while the uplink drains at line rate (a PFC PAUSE stops it),
+// and a current path without a current sample has no known delay (as a candidate without
+// one has none). False when what the switch reads leaves a move unsafe: the flow stays,
+// and Alg. 1's per-path test is not even computed.
+bool Flb::may_move(const Pair& pr, const FlbFlowEntry& e, const Packet& p, Time now) {
+  if (guard_ == Guard::kLiteral) return true;
+  if (guard_ == Guard::kNever) return false;
+  if (!fresh_measurement(pr, e.path, now)) {
+    ++held_stale_current_;
+    return false;
+  }
   const PortId up_id = pr.first_hop[e.path];
   const EgressPort& up = sw_.port(up_id);
   const size_t q = up.queue_of(p);
   if (guard_ == Guard::kIdle) {
-    if (up.queue_bytes(q) == 0 && !up.pfc_paused(q)) return false;
-    ++blocked_uplink_busy_;
-    return true;
+    if (up.queue_bytes(q) == 0 && !up.pfc_paused(q)) return true;
+    ++held_uplink_busy_;
+    return false;
   }
   // Departed: the queue has sent past the previous packet's end (an empty queue holds it
   // no longer either: that covers a packet the buffer dropped).
-  if (dequeued_bytes(up_id, q) >= e.prev_end_position || up.queue_bytes(q) == 0) return false;
-  ++blocked_not_departed_;
-  return true;
+  if (dequeued_bytes(up_id, q) >= e.prev_end_position || up.queue_bytes(q) == 0) return true;
+  ++held_not_departed_;
+  return false;
 }
 
-// Alg. 1's move, kept only when it cannot reorder as far as the switch can tell: the
-// current path's delay is known (a path without a current sample is unknown, as a
-// candidate without one is) and the previous packet has left the uplink queue.
-uint16_t Flb::guard_move(const Pair& pr, const FlbFlowEntry& e, const Packet& p, uint16_t path,
-                         Time now) {
-  if (guard_ == Guard::kLiteral) return path;
-  if (guard_ == Guard::kNever) return e.path;
-  if (!fresh_measurement(pr, e.path, now)) {
-    ++blocked_stale_current_;
-    return e.path;
-  }
-  return previous_packet_held(pr, e, p) ? e.path : path;
+bool Flb::is_isolation_path(const Pair& pr, uint16_t path) {
+  return std::find(pr.iso_paths.begin(), pr.iso_paths.end(), path) != pr.iso_paths.end();
 }
 
 PortId Flb::choose_egress(const SwitchView&, Packet& p, std::span<const PortId> hops) {
@@ -301,31 +298,32 @@ PortId Flb::choose_egress(const SwitchView&, Packet& p, std::span<const PortId> 
   const auto iso = iso_.empty() ? iso_.end() : iso_.find(table_.key_of(p));
   if (iso != iso_.end() && iso->second.dst_edge == dst_idx && !pr.iso_paths.empty()) {
     path = iso->second.path;  // congested flow: stays on its isolation path (§3.2)
+  } else if (fresh || e.path >= pr.paths) {
+    allowed_paths(pr, scratch_allowed_);
+    path = pick_min(pr, scratch_allowed_, now);
+  } else if (is_isolation_path(pr, e.path)) {
+    // Its path became isolated: it leaves at once (§3.2). Waiting for its previous packet
+    // to leave the uplink would spare some reordering, but a flow sending back to back
+    // never lets it leave and stays with the congested flows (docs/reproduction/flb.md).
+    allowed_paths(pr, scratch_allowed_);
+    path = pick_min(pr, scratch_allowed_, now);
+    ++forced_moves_;
+  } else if (!may_move(pr, e, p, now)) {
+    path = e.path;
   } else {
     allowed_paths(pr, scratch_allowed_);
-    if (fresh || e.path >= pr.paths) {
-      path = pick_min(pr, scratch_allowed_, now);
-    } else if (!scratch_allowed_[e.path]) {
-      // Its path became isolated: it leaves at once (§3.2). Waiting for its previous packet
-      // to leave the uplink would spare some reordering, but a flow sending back to back
-      // never lets it leave and stays with the congested flows (docs/reproduction/flb.md).
-      path = pick_min(pr, scratch_allowed_, now);
-      ++forced_moves_;
-    } else {
-      // Alg. 1 needs p'.t_OWD: a path without a current measurement cannot be shown safe,
-      // so it is no candidate for moving an existing flow (new flows may still take it).
-      scratch_delay_.resize(pr.paths);
-      for (uint16_t i = 0; i < pr.paths; ++i) {
-        scratch_delay_[i] = delay_of(pr, i, now);
-        if (i != e.path && !fresh_measurement(pr, i, now)) scratch_allowed_[i] = 0;
-      }
-      // The current path's delay is the one the previous packet meets (Alg. 1 compares
-      // it with the gap): its local queue then, not now. The queue may have drained by
-      // up to the gap since, and the packet behind a drained queue is no later.
-      scratch_delay_[e.path] = e.last_local_ps + remote_delay(pr, e.path, now);
-      path = reroute(scratch_delay_, scratch_allowed_, e.path, packet_gap(e.last_seen, now));
-      if (path != e.path) path = guard_move(pr, e, p, path, now);
+    // Alg. 1 needs p'.t_OWD: a path without a current measurement cannot be shown safe,
+    // so it is no candidate for moving an existing flow (new flows may still take it).
+    scratch_delay_.resize(pr.paths);
+    for (uint16_t i = 0; i < pr.paths; ++i) {
+      scratch_delay_[i] = delay_of(pr, i, now);
+      if (i != e.path && !fresh_measurement(pr, i, now)) scratch_allowed_[i] = 0;
     }
+    // The current path's delay is the one the previous packet meets (Alg. 1 compares
+    // it with the gap): its local queue then, not now. The queue may have drained by
+    // up to the gap since, and the packet behind a drained queue is no later.
+    scratch_delay_[e.path] = e.last_local_ps + remote_delay(pr, e.path, now);
+    path = reroute(scratch_delay_, scratch_allowed_, e.path, packet_gap(e.last_seen, now));
   }
   if (!fresh && path != e.path) ++reroutes_;
   e.path = path;

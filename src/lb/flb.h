@@ -53,7 +53,8 @@ struct FlbConfig {
   //   idle:     the current uplink queue is empty and not paused, and the current path
   //             has a fresh sample.
   //   never:    existing flows stay where they are (a sensitivity row: what rerouting is
-  //             worth); they still leave a path that becomes isolated, as departed.
+  //             worth).
+  // Under every guard a flow leaves a path that becomes isolated at once (§3.2).
   std::string reroute_guard = "departed";
   // Alg. 1's gap from §3.4's 8-bit aging counter, incremented every tick: the gap is at
   // least (ticks - 1) x tick. 0 = the exact arrival times.
@@ -150,9 +151,8 @@ class Flb final : public LoadBalancer, public EventHandler {
   int64_t local_queue_ps(const Pair& p, uint16_t path) const;
   void stamp_departure(Packet& p) const;
   Delta packet_gap(Time prev, Time now) const;
-  bool previous_packet_held(const Pair& pr, const FlbFlowEntry& e, const Packet& p);
-  uint16_t guard_move(const Pair& pr, const FlbFlowEntry& e, const Packet& p, uint16_t path,
-                      Time now);
+  bool may_move(const Pair& pr, const FlbFlowEntry& e, const Packet& p, Time now);
+  static bool is_isolation_path(const Pair& pr, uint16_t path);
   uint64_t& dequeued_bytes(PortId port, size_t queue) {
     return dequeued_bytes_[port.index() * queue_stride_ + queue];
   }
@@ -210,7 +210,7 @@ class Flb final : public LoadBalancer, public EventHandler {
   // enqueue/dequeue counters of §3.4, read as FIFO positions by the departed guard.
   std::vector<uint64_t> dequeued_bytes_;
   size_t queue_stride_ = 1;
-  uint64_t blocked_stale_current_ = 0, blocked_not_departed_ = 0, blocked_uplink_busy_ = 0;
+  uint64_t held_stale_current_ = 0, held_not_departed_ = 0, held_uplink_busy_ = 0;
   uint64_t reroutes_ = 0, cnms_sent_ = 0, isolations_ = 0, isolation_timeouts_ = 0, probes_ = 0;
   static constexpr uint32_t kIsolationTimerKind = 0;
   static constexpr uint32_t kCongestedFlowTimerKind = 1;

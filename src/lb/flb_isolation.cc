@@ -228,9 +228,9 @@ void Flb::add_stats(std::vector<Stat>& out) const {
   for (const DsPort& dp : ds_ports_) k = std::max(k, dp.k);
   out.push_back({"flb_reroutes", static_cast<double>(reroutes_)});
   out.push_back({"flb_forced_moves", static_cast<double>(forced_moves_)});
-  out.push_back({"flb_moves_blocked_stale_current", static_cast<double>(blocked_stale_current_)});
-  out.push_back({"flb_moves_blocked_not_departed", static_cast<double>(blocked_not_departed_)});
-  out.push_back({"flb_moves_blocked_uplink_busy", static_cast<double>(blocked_uplink_busy_)});
+  out.push_back({"flb_held_stale_current", static_cast<double>(held_stale_current_)});
+  out.push_back({"flb_held_not_departed", static_cast<double>(held_not_departed_)});
+  out.push_back({"flb_held_uplink_busy", static_cast<double>(held_uplink_busy_)});
   out.push_back({"flb_cnms_sent", static_cast<double>(cnms_sent_)});
   out.push_back({"flb_isolations", static_cast<double>(isolations_)});
   out.push_back({"flb_isolation_timeouts", static_cast<double>(isolation_timeouts_)});
