@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <memory>
 
 #include "test_util.h"
 #include "transport/mprdma.h"
@@ -94,6 +95,83 @@ TEST(MpRdma, DuplicateAcksAfterABitmapOverflowDoNotWidenTheWindow) {
   const auto& mp = dynamic_cast<const MpRdmaPath&>(exp.transport().path_policy());
   EXPECT_GT(exp.transport().counters().bitmap_drops, 0u) << "the bitmap overflowed";
   EXPECT_LE(mp.counters().max_inflate, 16u + 4u);
+}
+
+// Drives one MP-RDMA sender by hand, packet by packet: its flow starts far beyond the run
+// (the transport never sends it), so the window the policy sets is read back unchanged.
+// One path, every packet in order: the numbers are those of MP-RDMA's rules alone.
+class Sender {
+ public:
+  explicit Sender(const MpRdmaConfig& cfg) {
+    ExperimentSpec spec;
+    spec.topology = test::small_leaf_spine(2, 1, 1);
+    spec.cc = "none";
+    spec.transport.path_policy = "mprdma";
+    spec.transport.recovery = LossRecovery::kBitmap;
+    spec.transport.mprdma = cfg;
+    spec.flows.push_back(test::flow(0, 1, 100'000'000, Time{Delta::from_ms(1000).ps}));
+    exp_ = std::make_unique<Experiment>(spec);
+    mp_.attach(exp_->transport());
+    mtu_bytes_ = exp_->network().context().wire.mtu_payload_bytes;
+  }
+  void send(int packets) {
+    for (int i = 0; i < packets; ++i) {
+      Packet p;
+      p.flow = kFlow;
+      p.seq = next_seq_bytes_;
+      p.payload_bytes = static_cast<uint32_t>(mtu_bytes_);
+      mp_.on_send(kFlow, p);
+      next_seq_bytes_ += mtu_bytes_;
+    }
+  }
+  // The ACK of the oldest unacknowledged packet, in order.
+  void ack(bool ecn = false) {
+    Packet a;
+    a.type = PacketType::kAck;
+    a.flow = kFlow;
+    a.sack_seq = acked_bytes_;
+    acked_bytes_ += mtu_bytes_;
+    a.seq = acked_bytes_;
+    a.ecn_ce = ecn;
+    mp_.on_feedback(kFlow, a);
+  }
+  void nak() {
+    Packet n;
+    n.type = PacketType::kNak;
+    n.flow = kFlow;
+    n.seq = acked_bytes_;
+    mp_.on_feedback(kFlow, n);
+  }
+  void timeout() { mp_.on_timeout(kFlow); }
+  // The window the transport enforces, in packets (fractional if it is not whole).
+  double window_packets() const {
+    return static_cast<double>(exp_->transport().window_bytes(kFlow)) /
+           static_cast<double>(mtu_bytes_);
+  }
+
+ private:
+  static constexpr FlowId kFlow{0};
+  std::unique_ptr<Experiment> exp_;
+  MpRdmaPath mp_;
+  uint64_t mtu_bytes_ = 0;
+  uint64_t next_seq_bytes_ = 0;
+  uint64_t acked_bytes_ = 0;
+};
+
+// The authors' MpRDMASend sends a segment only while in flight + one segment <= cwnd +
+// inflation: a window of 2.5 packets admits 2. Per-ACK growth of 1/cwnd from one packet:
+// 1 -> 2 -> 2.5 -> 2.9 -> 3.245, so the window in whole packets is 2, 2, 2, 3 (it was
+// 2, 2.5, 2.9, 3.245: one packet more than whole packets allow).
+TEST(MpRdma, WindowAdmitsWholePacketsOnly) {
+  MpRdmaConfig cfg;
+  Sender s(cfg);
+  s.send(1);
+  EXPECT_DOUBLE_EQ(s.window_packets(), 1);
+  const double expected[] = {2, 2, 2, 3};
+  for (double w : expected) {
+    s.ack();
+    EXPECT_DOUBLE_EQ(s.window_packets(), w);
+  }
 }
 
 TEST(MpRdma, NeedsItsReceiver) {

@@ -1,6 +1,7 @@
 #include "transport/mprdma.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "transport/rdma_transport.h"
@@ -34,11 +35,15 @@ uint16_t MpRdmaPath::random_vp() {
 }
 
 // The window the transport enforces on bytes in flight: cwnd plus the packets acknowledged
-// out of order (they left the network but are still above snd_una).
+// out of order (they left the network but are still above snd_una), in whole packets. The
+// authors' ns-3 code (mp-rdma-socket-impl.cc, MpRDMASend) sends a segment only while in
+// flight + one segment <= cwnd + inflation, so a window of 2.5 packets admits 2, not 3; the
+// transport sends while in flight < window, hence the floor. The epsilon keeps a sum of
+// 1/cwnd steps that falls a rounding error short of a whole number from losing the packet.
 void MpRdmaPath::update_window(FlowId f, FlowState& fs) {
-  const double packets =
-      std::max(1.0, fs.cwnd) + static_cast<double>(std::max<int64_t>(0, fs.inflate));
-  transport_->set_window(f, static_cast<uint64_t>(packets * static_cast<double>(mtu_)));
+  const double packets = std::floor(std::max(1.0, fs.cwnd) +
+                                    static_cast<double>(std::max<int64_t>(0, fs.inflate)) + 1e-9);
+  transport_->set_window(f, static_cast<uint64_t>(packets) * mtu_);
 }
 
 void MpRdmaPath::on_send(FlowId f, Packet& p) {
