@@ -20,9 +20,11 @@ struct Outcome {
 };
 
 // Two leaves, four spines, spine 0's link to leaf 1 at 25 Gb/s. Four 4 MB flows from
-// leaf 0 to leaf 1.
-Outcome run(const std::string& policy, LossRecovery recovery, const std::string& cc) {
+// leaf 0 to leaf 1. RED/ECN as the DCQCN paper (5-200 KB, 1%).
+Outcome run(const std::string& policy, LossRecovery recovery, const std::string& cc,
+            bool slow_start = false) {
   ExperimentSpec spec;
+  spec.transport.mprdma.slow_start = slow_start;
   spec.topology = test::small_leaf_spine(2, 4, 4);
   EXPECT_EQ(spec.topology.set_link_rate("spine0", "leaf1", gbps(25)), 1);
   spec.cc = cc;
@@ -58,6 +60,8 @@ Outcome run(const std::string& policy, LossRecovery recovery, const std::string&
   return o;
 }
 
+// Without slow start, to see the Δ rule at work once the window has settled: slow start
+// reorders past the bitmap here (next test).
 TEST(MpRdma, SpreadsOverPathsAndBoundsTheOutOfOrderDegree) {
   const Outcome mp = run("mprdma", LossRecovery::kBitmap, "none");
   const Outcome spray = run("spray", LossRecovery::kSelectiveRepeat, "dcqcn");
@@ -73,6 +77,22 @@ TEST(MpRdma, SpreadsOverPathsAndBoundsTheOutOfOrderDegree) {
   EXPECT_GT(mp.counters.vps_pruned, 0u) << "the slow spine's late ACKs prune its paths";
   EXPECT_LE(mp.ood_p99, 32 * 1.5) << "near Δ";
   EXPECT_LT(mp.ood_p99, spray.ood_p99 / 2);
+}
+
+// Slow start (the default, as the authors' code) doubles the window every RTT until the
+// first ECN echo. Under the DCQCN paper's RED (1% marking at 200 KB) at 100 Gb/s that echo
+// comes late: the window overshoots, the queue behind the 25 Gb/s spine delays its packets
+// by more than the 64-packet bitmap covers, and the receiver drops them (NAK, go-back-N).
+// Measured: out-of-order degree p99 154 packets, 756 packets beyond the bitmap (37 and 0
+// without slow start). docs/schemes/mprdma.md gives what this does to the FLB figures.
+TEST(MpRdma, SlowStartOvershootReordersPastTheBitmapHere) {
+  const Outcome ss = run("mprdma", LossRecovery::kBitmap, "none", /*slow_start=*/true);
+  std::printf(
+      "slow start: out-of-order degree p99 %.0f, %llu beyond the bitmap, last finish %.0f us\n",
+      ss.ood_p99, static_cast<unsigned long long>(ss.bitmap_drops), ss.last_finish.us());
+  EXPECT_EQ(ss.uplinks_used, 4u);
+  EXPECT_GT(ss.bitmap_drops, 0u);
+  EXPECT_GT(ss.ood_p99, 64);
 }
 
 // The window's inflation counts packets acknowledged out of order, which the receiver's
@@ -164,6 +184,7 @@ class Sender {
 // 2, 2.5, 2.9, 3.245: one packet more than whole packets allow).
 TEST(MpRdma, WindowAdmitsWholePacketsOnly) {
   MpRdmaConfig cfg;
+  cfg.slow_start = false;
   Sender s(cfg);
   s.send(1);
   EXPECT_DOUBLE_EQ(s.window_packets(), 1);
@@ -172,6 +193,95 @@ TEST(MpRdma, WindowAdmitsWholePacketsOnly) {
     s.ack();
     EXPECT_DOUBLE_EQ(s.window_packets(), w);
   }
+}
+
+// Slow start (the authors' ReceivedAck): +1 packet per unmarked ACK from one packet, so
+// after k ACKs the window is 1 + k packets. Without it: 1 -> 2 -> 2.5 -> 2.9 -> 3.245 ->
+// 3.553, whole packets 2, 2, 2, 3, 3.
+TEST(MpRdma, SlowStartAddsAPacketPerUnmarkedAck) {
+  for (const bool slow_start : {true, false}) {
+    MpRdmaConfig cfg;
+    cfg.slow_start = slow_start;
+    Sender s(cfg);
+    s.send(1);
+    const double with[] = {2, 3, 4, 5, 6};
+    const double without[] = {2, 2, 2, 3, 3};
+    for (int k = 0; k < 5; ++k) {
+      s.ack();
+      EXPECT_DOUBLE_EQ(s.window_packets(), slow_start ? with[k] : without[k])
+          << "slow start " << slow_start << ", ACK " << k + 1;
+    }
+  }
+}
+
+// The first ECN echo ends slow start: 3 unmarked ACKs take the window from 1 to 4, the
+// echo to 3.5 (3 whole packets), and the ACKs after it add 1/cwnd: 3.786 (3), 4.050 (4).
+// Still in slow start they would give 4.5 and 5.5.
+TEST(MpRdma, SlowStartEndsAtTheFirstEcnEcho) {
+  Sender s(MpRdmaConfig{});
+  s.send(1);
+  for (int k = 0; k < 3; ++k) s.ack();
+  EXPECT_DOUBLE_EQ(s.window_packets(), 4);
+  s.ack(/*ecn=*/true);
+  EXPECT_DOUBLE_EQ(s.window_packets(), 3);
+  s.ack();
+  EXPECT_DOUBLE_EQ(s.window_packets(), 3);
+  s.ack();
+  EXPECT_DOUBLE_EQ(s.window_packets(), 4);
+}
+
+// A retransmission ends slow start too (the authors' MpRDMAreTx; rocelab resends at the
+// NAK): from 3 packets, the ACKs after a NAK add 1/cwnd: 3.333, 3.633, 3.908, 4.164.
+TEST(MpRdma, SlowStartEndsAtARetransmission) {
+  Sender s(MpRdmaConfig{});
+  s.send(1);
+  s.ack();
+  s.ack();
+  EXPECT_DOUBLE_EQ(s.window_packets(), 3);
+  s.nak();
+  const double expected[] = {3, 3, 3, 4};
+  for (double w : expected) {
+    s.ack();
+    EXPECT_DOUBLE_EQ(s.window_packets(), w);
+  }
+}
+
+// A timeout returns to the initial window in slow start (the authors' MacroTimeout). From
+// 3.786 packets in congestion avoidance (as above): 1, then 2 and 3 after two ACKs, where
+// congestion avoidance would give 2 and 2.5.
+TEST(MpRdma, TimeoutRestartsSlowStartFromTheInitialWindow) {
+  Sender s(MpRdmaConfig{});
+  s.send(1);
+  for (int k = 0; k < 3; ++k) s.ack();
+  s.ack(/*ecn=*/true);
+  s.ack();
+  EXPECT_DOUBLE_EQ(s.window_packets(), 3);
+  s.timeout();
+  EXPECT_DOUBLE_EQ(s.window_packets(), 1);
+  s.ack();
+  EXPECT_DOUBLE_EQ(s.window_packets(), 2);
+  s.ack();
+  EXPECT_DOUBLE_EQ(s.window_packets(), 3);
+}
+
+// Without slow start (the reimplementations) a timeout halves cwnd: 1 -> 2 -> 2.5 -> 2.9,
+// an echo to 2.4, an ACK to 2.817 (2 packets); the timeout to 1.408 (1), then 2.118 and
+// 2.590 (2, 2).
+TEST(MpRdma, WithoutSlowStartATimeoutHalvesTheWindow) {
+  MpRdmaConfig cfg;
+  cfg.slow_start = false;
+  Sender s(cfg);
+  s.send(1);
+  for (int k = 0; k < 3; ++k) s.ack();
+  s.ack(/*ecn=*/true);
+  s.ack();
+  EXPECT_DOUBLE_EQ(s.window_packets(), 2);
+  s.timeout();
+  EXPECT_DOUBLE_EQ(s.window_packets(), 1);
+  s.ack();
+  EXPECT_DOUBLE_EQ(s.window_packets(), 2);
+  s.ack();
+  EXPECT_DOUBLE_EQ(s.window_packets(), 2);
 }
 
 TEST(MpRdma, NeedsItsReceiver) {

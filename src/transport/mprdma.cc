@@ -15,8 +15,14 @@ void describe(ParamVisitor& v, MpRdmaConfig& c) {
   v.real("probe_probability", c.probe_probability, 0, 1,
          "a packet tries a new random path with this probability, at most once per RTT (0.01)");
   v.real("initial_window", c.initial_window_bdp, 0, 100,
-         "cwnd at the start in end-to-end BDPs; 0 = one packet (the reimplementations; the "
-         "paper's value unverified)");
+         "cwnd at the start in end-to-end BDPs; 0 = one packet (the authors' ns-3 code and "
+         "the reimplementations; the paper's value unverified)");
+  v.flag("slow_start", c.slow_start,
+         "slow start: +1 packet per unmarked ACK until the first ECN echo, left on a "
+         "retransmission, and a timeout goes back to the initial window in slow start (true: "
+         "the first author's ns-3 code, mp-rdma-socket-impl.cc ReceivedAck, MpRDMAreTx, "
+         "MacroTimeout); false: +1/cwnd from the start and a timeout halves cwnd (the "
+         "reimplementations)");
 }
 
 void MpRdmaPath::attach(RdmaTransport& transport) {
@@ -53,7 +59,10 @@ void MpRdmaPath::on_send(FlowId f, Packet& p) {
   if (!fs.started) {
     fs.started = true;
     const double bdp = static_cast<double>(transport_->bdp_bytes(f)) / static_cast<double>(mtu_);
-    fs.cwnd = std::max(1.0, cfg_.initial_window_bdp * bdp);
+    fs.initial_cwnd = std::max(1.0, cfg_.initial_window_bdp * bdp);
+    fs.cwnd = fs.initial_cwnd;
+    fs.slow_start = cfg_.slow_start;
+    fs.fresh_paths = true;
     fs.next_probe = now;
     update_window(f, fs);
   }
@@ -67,7 +76,7 @@ void MpRdmaPath::on_send(FlowId f, Packet& p) {
       fs.next_probe = now + transport_->base_rtt(f);
       ++counters_.probes;
     }
-  } else if (fs.acked == 0) {
+  } else if (fs.fresh_paths) {
     vp = random_vp();  // the initial window: each packet on a new path
   } else {
     vp = fs.last_vp;  // window opened without a returning ACK: stay
@@ -86,10 +95,14 @@ void MpRdmaPath::on_feedback(FlowId f, const Packet& p) {
     // retransmissions, which Δ does not judge.
     fs.recovery_point = fs.max_sent;
     fs.inflate = 0;
+    // The go-back-N resend starts now, and the authors' code leaves slow start when it
+    // resends (MpRDMAreTx sets the sender to congestion avoidance).
+    fs.slow_start = false;
     update_window(f, fs);
     return;
   }
   if (p.type != PacketType::kAck) return;
+  fs.fresh_paths = false;  // from now on each packet takes the path of a returning ACK
   // Window inflation counts the packets acknowledged out of order above the cumulative
   // ACK: +1 for such an ACK; a cumulative jump over n packets took the one answered and
   // n - 1 counted before. An ACK of a duplicate (sack_seq below the cumulative ACK, no
@@ -109,10 +122,15 @@ void MpRdmaPath::on_feedback(FlowId f, const Packet& p) {
     update_window(f, fs);
     return;
   }
-  // Congestion window, per ACK (MP-RDMA Algorithm 1 as both reimplementations read it).
+  // Congestion window, per ACK (the authors' ReceivedAck; both reimplementations agree on
+  // the congestion-avoidance rules): an ECN echo takes half a packet, and the first one
+  // ends slow start; an unmarked ACK adds a packet in slow start, 1/cwnd after it.
   if (p.ecn_ce) {
     fs.cwnd = std::max(1.0, fs.cwnd - 0.5);
+    fs.slow_start = false;
     ++counters_.ecn_echoes;
+  } else if (fs.slow_start) {
+    fs.cwnd += 1;
   } else {
     fs.cwnd += 1.0 / fs.cwnd;
   }
@@ -135,7 +153,16 @@ void MpRdmaPath::on_feedback(FlowId f, const Packet& p) {
 void MpRdmaPath::on_timeout(FlowId f) {
   if (f.index() >= flows_.size()) return;
   FlowState& fs = flows_[f.index()];
-  fs.cwnd = std::max(1.0, fs.cwnd / 2);
+  if (cfg_.slow_start) {
+    // The authors' MacroTimeout returns the sender to its initial state: the initial window,
+    // sent on new paths, and slow start from the next ACK.
+    fs.cwnd = fs.initial_cwnd;
+    fs.slow_start = true;
+    fs.fresh_paths = true;
+    fs.ring_size = 0;
+  } else {
+    fs.cwnd = std::max(1.0, fs.cwnd / 2);  // the reimplementations (htsim mprdma.cpp)
+  }
   fs.recovery_point = fs.max_sent;
   fs.inflate = 0;
   update_window(f, fs);

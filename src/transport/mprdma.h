@@ -5,8 +5,10 @@
 //   window goes out on random VPs; afterwards each packet takes the VP of a recent ACK
 //   (multi-path ACK clocking: a path that returns ACKs faster carries more), and with a
 //   small probability, at most once per RTT, a new random VP (probing).
-// - One congestion window for all VPs, per ACK: +1/cwnd when unmarked, -1/2 when it echoes
-//   ECN; the window is inflated by packets acknowledged out of order.
+// - One congestion window for all VPs, per ACK: +1 packet when unmarked in slow start
+//   (until the first ECN echo or retransmission; a timeout restarts it from the initial
+//   window), +1/cwnd after it, -1/2 when it echoes ECN; the window is inflated by packets
+//   acknowledged out of order and admits whole packets only.
 // - Out-of-order aware path selection: an ACK more than Δ packets behind the highest
 //   acknowledged one costs a packet of window and its VP is not reused.
 // - The receiver keeps out-of-order packets within its bitmap (transport.bitmap_packets)
@@ -46,9 +48,12 @@ class MpRdmaPath final : public HostPathPolicy {
   static constexpr size_t kVpRing = 16;  // VPs of recent ACKs waiting to clock a packet
   struct FlowState {
     bool started = false;
-    double cwnd = 1;      // packets
-    int64_t inflate = 0;  // packets acknowledged out of order above snd_una
-    uint64_t acked = 0;   // cumulative ACK seen
+    bool slow_start = false;
+    bool fresh_paths = false;  // no ACK yet since the start or a timeout: new random VPs
+    double cwnd = 1;           // packets
+    double initial_cwnd = 1;   // packets; a timeout returns to it (with slow start)
+    int64_t inflate = 0;       // packets acknowledged out of order above snd_una
+    uint64_t acked = 0;        // cumulative ACK seen
     uint64_t highest_sacked = 0;
     uint64_t recovery_point = 0;  // ACKs below it after a NAK answer retransmissions
     uint64_t max_sent = 0;
