@@ -3,6 +3,7 @@
 // per-packet spraying over the same paths does not.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 
@@ -83,7 +84,7 @@ TEST(MpRdma, SpreadsOverPathsAndBoundsTheOutOfOrderDegree) {
 // first ECN echo. Under the DCQCN paper's RED (1% marking at 200 KB) at 100 Gb/s that echo
 // comes late: the window overshoots, the queue behind the 25 Gb/s spine delays its packets
 // by more than the 64-packet bitmap covers, and the receiver drops them (NAK, go-back-N).
-// Measured: out-of-order degree p99 154 packets, 756 packets beyond the bitmap (37 and 0
+// Measured: out-of-order degree p99 144 packets, 703 packets beyond the bitmap (37 and 0
 // without slow start). docs/schemes/mprdma.md gives what this does to the FLB figures.
 TEST(MpRdma, SlowStartOvershootReordersPastTheBitmapHere) {
   const Outcome ss = run("mprdma", LossRecovery::kBitmap, "none", /*slow_start=*/true);
@@ -93,6 +94,29 @@ TEST(MpRdma, SlowStartOvershootReordersPastTheBitmapHere) {
   EXPECT_EQ(ss.uplinks_used, 4u);
   EXPECT_GT(ss.bitmap_drops, 0u);
   EXPECT_GT(ss.ood_p99, 64);
+}
+
+// The authors' MpRDMASend sends at most 2 new packets per returning ACK. Outside loss
+// recovery no ACK can open more than that here (MpRdmaPath::count_opening: the inflation
+// takes back what the ACK retires and adds 1, and the whole-packet window grows by at most
+// one), so the limit never binds: slow start meets it exactly. It would bind only in loss
+// recovery, where go-back-N resends at line rate and the authors' code one packet per ACK:
+// slow start's overshoot above has NAKs. (With the inflation rule before, an ACK above a
+// hole that also moved the cumulative ACK let out up to 40 packets in Fig. 17.)
+TEST(MpRdma, BurstLimitOfTwoPerAckBindsOnlyInLossRecovery) {
+  const Outcome ca = run("mprdma", LossRecovery::kBitmap, "none");
+  const Outcome ss = run("mprdma", LossRecovery::kBitmap, "none", /*slow_start=*/true);
+  for (const Outcome* o : {&ca, &ss}) {
+    std::printf("most packets one ACK opens %llu, ACKs over 2: %llu, in recovery: %llu\n",
+                static_cast<unsigned long long>(o->counters.max_ack_opening),
+                static_cast<unsigned long long>(o->counters.acks_over_burst_limit),
+                static_cast<unsigned long long>(o->counters.recovery_openings_over_limit));
+    EXPECT_EQ(o->counters.acks_over_burst_limit, 0u);
+    EXPECT_LE(o->counters.max_ack_opening, 2u);
+  }
+  EXPECT_EQ(ss.counters.max_ack_opening, 2u) << "slow start: one packet retired, one grown";
+  EXPECT_EQ(ca.counters.recovery_openings_over_limit, 0u) << "nothing lost without slow start";
+  EXPECT_GT(ss.counters.recovery_openings_over_limit, 0u) << "go-back-N after the NAKs";
 }
 
 // The window's inflation counts packets acknowledged out of order, which the receiver's
@@ -153,6 +177,17 @@ class Sender {
     acked_bytes_ += mtu_bytes_;
     a.seq = acked_bytes_;
     a.ecn_ce = ecn;
+    mp_.on_feedback(kFlow, a);
+  }
+  // An ACK as the receiver sends it: cumulative ACK up to packet `cumulative` (exclusive),
+  // answering packet `answered` (indices in packets), for ACKs that overtake each other.
+  void ack_of(uint64_t cumulative, uint64_t answered) {
+    Packet a;
+    a.type = PacketType::kAck;
+    a.flow = kFlow;
+    a.seq = cumulative * mtu_bytes_;
+    a.sack_seq = answered * mtu_bytes_;
+    acked_bytes_ = std::max(acked_bytes_, a.seq);
     mp_.on_feedback(kFlow, a);
   }
   void nak() {
@@ -282,6 +317,36 @@ TEST(MpRdma, WithoutSlowStartATimeoutHalvesTheWindow) {
   EXPECT_DOUBLE_EQ(s.window_packets(), 2);
   s.ack();
   EXPECT_DOUBLE_EQ(s.window_packets(), 2);
+}
+
+// ACKs return over many paths and overtake each other. The inflation, kept as the
+// authors' ReceivedAck keeps it (+1 per ACK, -1 per packet the cumulative ACK passes),
+// ends where ACKs in order would have taken it. In slow start from one packet:
+// - ACK 2 (cumulative 3) overtakes ACK 1: inflation 1 - 2 = -1, cwnd 3, window 2; ACK 1
+//   then: inflation 0, cwnd 4, window 4 (in order: 3, then 4). The rule before (nothing
+//   below 0, nothing for an ACK below the cumulative ACK seen) gave 3 and 3.
+// - Packets 3-6 out, 3 delayed: ACK 4 (cumulative 3) inflation 1, cwnd 5, window 6. ACK 6
+//   arrives with cumulative 5 (3 and 4 delivered) ahead of ACK 3: inflation 1 + 1 - 2 = 0,
+//   cwnd 6, window 6; the rule before counted it +1 and ignored the 2 passed: window 8.
+//   ACK 3 then: inflation 1, cwnd 7, window 8; ACK 5 (cumulative 7): 0, 8, 8.
+TEST(MpRdma, InflationCountsAcksThatOvertakeEachOther) {
+  Sender s(MpRdmaConfig{});
+  s.send(1);
+  s.ack();
+  s.send(2);
+  s.ack_of(3, 2);
+  EXPECT_DOUBLE_EQ(s.window_packets(), 2);
+  s.ack_of(2, 1);
+  EXPECT_DOUBLE_EQ(s.window_packets(), 4);
+  s.send(4);
+  s.ack_of(3, 4);
+  EXPECT_DOUBLE_EQ(s.window_packets(), 6);
+  s.ack_of(5, 6);
+  EXPECT_DOUBLE_EQ(s.window_packets(), 6);
+  s.ack_of(5, 3);
+  EXPECT_DOUBLE_EQ(s.window_packets(), 8);
+  s.ack_of(7, 5);
+  EXPECT_DOUBLE_EQ(s.window_packets(), 8);
 }
 
 TEST(MpRdma, NeedsItsReceiver) {

@@ -47,9 +47,11 @@ uint16_t MpRdmaPath::random_vp() {
 // transport sends while in flight < window, hence the floor. The epsilon keeps a sum of
 // 1/cwnd steps that falls a rounding error short of a whole number from losing the packet.
 void MpRdmaPath::update_window(FlowId f, FlowState& fs) {
-  const double packets = std::floor(std::max(1.0, fs.cwnd) +
-                                    static_cast<double>(std::max<int64_t>(0, fs.inflate)) + 1e-9);
-  transport_->set_window(f, static_cast<uint64_t>(packets) * mtu_);
+  const double packets =
+      std::floor(std::max(1.0, fs.cwnd) + static_cast<double>(fs.inflate) + 1e-9);
+  // At least one packet (a window of 0 means none to the transport), as the authors' code
+  // sends on an empty pipe whatever cwnd + inflation says.
+  transport_->set_window(f, static_cast<uint64_t>(std::max(1.0, packets)) * mtu_);
 }
 
 void MpRdmaPath::on_send(FlowId f, Packet& p) {
@@ -89,39 +91,61 @@ void MpRdmaPath::on_send(FlowId f, Packet& p) {
 
 void MpRdmaPath::on_feedback(FlowId f, const Packet& p) {
   if (f.index() >= flows_.size() || !flows_[f.index()].started) return;
+  if (p.type != PacketType::kAck && p.type != PacketType::kNak) return;
   FlowState& fs = flows_[f.index()];
-  if (p.type == PacketType::kNak) {
-    // The sender goes back to the NAKed packet: what it resends up to here answers as
-    // retransmissions, which Δ does not judge.
-    fs.recovery_point = fs.max_sent;
-    fs.inflate = 0;
-    // The go-back-N resend starts now, and the authors' code leaves slow start when it
-    // resends (MpRDMAreTx sets the sender to congestion avoidance).
-    fs.slow_start = false;
-    update_window(f, fs);
-    return;
-  }
-  if (p.type != PacketType::kAck) return;
-  fs.fresh_paths = false;  // from now on each packet takes the path of a returning ACK
-  // Window inflation counts the packets acknowledged out of order above the cumulative
-  // ACK: +1 for such an ACK; a cumulative jump over n packets took the one answered and
-  // n - 1 counted before. An ACK of a duplicate (sack_seq below the cumulative ACK, no
-  // jump: a resent packet already delivered) counts nothing: it freed no new packet.
-  const uint64_t advanced = p.seq > fs.acked ? (p.seq - fs.acked + mtu_ - 1) / mtu_ : 0;
-  const bool out_of_order = p.sack_seq >= p.seq && p.sack_seq > 0;
-  const bool duplicate = advanced == 0 && !out_of_order;
+  const uint64_t window_before = transport_->window_bytes(f);
+  const uint64_t in_flight_before = transport_->inflight_bytes(f);
+  const bool in_recovery = p.type == PacketType::kNak || fs.acked < fs.recovery_point;
+  if (p.type == PacketType::kNak)
+    on_nak(fs, p);
+  else
+    on_ack(fs, p);
+  update_window(f, fs);
+  count_opening(f, p, window_before, in_flight_before, in_recovery);
+}
+
+void MpRdmaPath::on_nak(FlowState& fs, const Packet& p) {
+  // The sender goes back to the NAKed packet: what it resends up to here answers as
+  // retransmissions, which Δ does not judge and the inflation does not count.
   fs.acked = std::max(fs.acked, p.seq);
-  if (out_of_order)
-    ++fs.inflate;
-  else if (advanced > 0)
-    fs.inflate -= static_cast<int64_t>(advanced) - 1;
+  fs.recovery_point = fs.max_sent;
+  fs.inflate = 0;
+  // The go-back-N resend starts now, and the authors' code leaves slow start when it
+  // resends (MpRDMAreTx sets the sender to congestion avoidance).
+  fs.slow_start = false;
+}
+
+void MpRdmaPath::on_ack(FlowState& fs, const Packet& p) {
+  fs.fresh_paths = false;  // from now on each packet takes the path of a returning ACK
+  // Window inflation, as the authors' ReceivedAck keeps it: +1 for every ACK of a packet
+  // sent since the last NAK or timeout (at or above recovery_point), -1 for every such
+  // packet the cumulative ACK moves past. Summed over the ACKs it is the number of those
+  // packets acknowledged above the cumulative ACK, whatever order the ACKs come back in:
+  // they return over many paths, so a cumulative ACK can overtake the ACK of a packet it
+  // covers, and the sum dips below 0 until that ACK arrives. (Counting +1 only for an ACK
+  // above its own cumulative ACK and n - 1 for a jump over n, as before, is the same for
+  // ACKs in order, but kept up to n packets too many after an ACK above a hole that also
+  // moved the cumulative ACK, and one ACK then let out up to 40 packets in Fig. 17.) The
+  // authors stop subtracting during recovery altogether; here only packets resent or sent
+  // before the NAK are left out, as their ACKs are (go-back-N resends at line rate, so new
+  // packets are acknowledged within the recovery).
+  const uint64_t base = std::max(fs.acked, fs.recovery_point);
+  const uint64_t passed = p.seq > base ? (p.seq - base + mtu_ - 1) / mtu_ : 0;
+  const bool fresh = p.sack_seq >= fs.recovery_point;
+  const bool retires = p.seq > fs.acked;
+  const bool out_of_order = p.sack_seq >= p.seq && p.sack_seq > 0;
+  fs.acked = std::max(fs.acked, p.seq);
+  fs.inflate += (fresh ? 1 : 0) - static_cast<int64_t>(passed);
   counters_.max_inflate =
       std::max<uint64_t>(counters_.max_inflate, std::max<int64_t>(0, fs.inflate));
-  fs.inflate = std::clamp<int64_t>(fs.inflate, 0, transport_->config().bitmap_packets);
-  if (duplicate) {
-    update_window(f, fs);
-    return;
-  }
+  // The receiver holds at most L packets above the cumulative ACK: a guard against drift,
+  // not a rule (the authors' code has none).
+  const int64_t bitmap = transport_->config().bitmap_packets;
+  fs.inflate = std::clamp<int64_t>(fs.inflate, -bitmap, bitmap);
+  // The ACK of a packet sent before the last NAK or timeout that retires nothing (a
+  // resend the receiver already had) does not widen the window either (it did: each
+  // bitmap overflow fed the next).
+  if (!fresh && !retires && !out_of_order) return;
   // Congestion window, per ACK (the authors' ReceivedAck; both reimplementations agree on
   // the congestion-avoidance rules): an ECN echo takes half a packet, and the first one
   // ends slow start; an unmarked ACK adds a packet in slow start, 1/cwnd after it.
@@ -147,7 +171,34 @@ void MpRdmaPath::on_feedback(FlowId f, const Packet& p) {
     ++fs.ring_size;
   }
   fs.highest_sacked = std::max(fs.highest_sacked, sacked);
-  update_window(f, fs);
+}
+
+// The authors' MpRDMASend sends at most 2 new packets per returning ACK (burst_control_max;
+// no limit in its initial state), leaving the rest of the window to the next ACK. Here the
+// NIC sends whatever the window admits, so this counts the whole packets one ACK or NAK
+// lets out: the window's growth plus the bytes in flight it retires. The transport moves
+// snd_una to the cumulative ACK after this hook, and a NAK also rewinds snd_nxt to it
+// (go-back-N: nothing counts as in flight). Outside loss recovery an ACK can never let out
+// more than 2: the inflation takes back every packet the cumulative ACK passes, which is
+// what in flight loses, and adds 1; cwnd grows by at most one packet (+1 in slow start,
+// 1/cwnd after), so the whole-packet window by at most one more. Only the guards (the
+// inflation's +-L, a window of at least one packet) could break this. In recovery the
+// go-back-N resend and the packets sent before the NAK, which the inflation leaves out,
+// let out many at once, where the authors' code resends one packet per ACK (MpRDMAreTx).
+void MpRdmaPath::count_opening(FlowId f, const Packet& p, uint64_t window_before,
+                               uint64_t in_flight_before, bool in_recovery) {
+  const uint64_t snd_nxt = transport_->snd_nxt(f);
+  const uint64_t una_after = std::max(snd_nxt - in_flight_before, p.seq);
+  const uint64_t in_flight_after =
+      p.type == PacketType::kNak || una_after >= snd_nxt ? 0 : snd_nxt - una_after;
+  const int64_t opened_bytes =
+      static_cast<int64_t>(transport_->window_bytes(f)) - static_cast<int64_t>(window_before) +
+      static_cast<int64_t>(in_flight_before) - static_cast<int64_t>(in_flight_after);
+  if (opened_bytes <= 0) return;
+  const uint64_t opened = (static_cast<uint64_t>(opened_bytes) + mtu_ - 1) / mtu_;
+  if (!in_recovery) counters_.max_ack_opening = std::max(counters_.max_ack_opening, opened);
+  if (opened > kBurstLimitPackets)
+    ++(in_recovery ? counters_.recovery_openings_over_limit : counters_.acks_over_burst_limit);
 }
 
 void MpRdmaPath::on_timeout(FlowId f) {
@@ -177,6 +228,11 @@ void MpRdmaPath::add_stats(std::vector<SchemeStat>& out) const {
   out.push_back({"mprdma_probes", static_cast<double>(counters_.probes)});
   out.push_back({"mprdma_ecn_echoes", static_cast<double>(counters_.ecn_echoes)});
   out.push_back({"mprdma_max_inflation", static_cast<double>(counters_.max_inflate), true});
+  out.push_back({"mprdma_max_ack_opening", static_cast<double>(counters_.max_ack_opening), true});
+  out.push_back(
+      {"mprdma_acks_over_burst_limit", static_cast<double>(counters_.acks_over_burst_limit)});
+  out.push_back({"mprdma_recovery_openings_over_burst_limit",
+                 static_cast<double>(counters_.recovery_openings_over_limit)});
 }
 
 }  // namespace rocelab

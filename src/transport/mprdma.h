@@ -13,8 +13,10 @@
 //   acknowledged one costs a packet of window and its VP is not reused.
 // - The receiver keeps out-of-order packets within its bitmap (transport.bitmap_packets)
 //   and drops those beyond it with a NAK; the sender goes back to the NAKed packet.
-// Not modelled: the synchronise mechanism (message-level ordering), the 2-packets-per-ACK
-// burst limit. docs/schemes/mprdma.md.
+// Not modelled: the synchronise mechanism (message-level ordering); the 2-packets-per-ACK
+// burst limit, which cannot bind outside loss recovery (count_opening says why and counts);
+// the one-resend-per-ACK pacing of loss recovery (here go-back-N at line rate).
+// docs/schemes/mprdma.md.
 #pragma once
 
 #include <array>
@@ -33,6 +35,12 @@ class MpRdmaPath final : public HostPathPolicy {
     uint64_t probes = 0;
     uint64_t ecn_echoes = 0;
     uint64_t max_inflate = 0;  // most packets counted acked out of order, before the cap
+    // Whole packets one ACK lets the window send, against the authors' limit of 2 per ACK
+    // (count_opening): the most outside loss recovery, the ACKs outside recovery over the
+    // limit (none can be), and the ACKs and NAKs in recovery over it.
+    uint64_t max_ack_opening = 0;
+    uint64_t acks_over_burst_limit = 0;
+    uint64_t recovery_openings_over_limit = 0;
   };
 
   void attach(RdmaTransport& transport) override;
@@ -45,14 +53,15 @@ class MpRdmaPath final : public HostPathPolicy {
   const Counters& counters() const { return counters_; }
 
  private:
-  static constexpr size_t kVpRing = 16;  // VPs of recent ACKs waiting to clock a packet
+  static constexpr size_t kVpRing = 16;              // VPs of recent ACKs waiting to clock a packet
+  static constexpr uint64_t kBurstLimitPackets = 2;  // the authors' MpRDMASend, per ACK
   struct FlowState {
     bool started = false;
     bool slow_start = false;
     bool fresh_paths = false;  // no ACK yet since the start or a timeout: new random VPs
     double cwnd = 1;           // packets
     double initial_cwnd = 1;   // packets; a timeout returns to it (with slow start)
-    int64_t inflate = 0;       // packets acknowledged out of order above snd_una
+    int64_t inflate = 0;       // packets acknowledged above snd_una (below 0 while ACKs overtake)
     uint64_t acked = 0;        // cumulative ACK seen
     uint64_t highest_sacked = 0;
     uint64_t recovery_point = 0;  // ACKs below it after a NAK answer retransmissions
@@ -64,7 +73,11 @@ class MpRdmaPath final : public HostPathPolicy {
   };
 
   uint16_t random_vp();
+  void on_nak(FlowState& fs, const Packet& p);
+  void on_ack(FlowState& fs, const Packet& p);
   void update_window(FlowId f, FlowState& fs);
+  void count_opening(FlowId f, const Packet& p, uint64_t window_before, uint64_t in_flight_before,
+                     bool in_recovery);
 
   MpRdmaConfig cfg_;
   RandomStream rng_;
