@@ -110,8 +110,11 @@ def fig15():
                     by_scheme[r["scheme"].replace("+pfc", "")].append(r)
             for scheme, srs in sorted(by_scheme.items()):
                 srs.sort(key=lambda r: float(r["workloads.0.load"]))
+                # A variant of a scheme (flb+rc-literal) takes its colour, dashed.
+                variant = scheme not in COLORS
                 band(ax, [float(r["workloads.0.load"]) for r in srs], srs, "afct_us", 1e-3,
-                     label=scheme, linewidth=1, color=COLORS.get(scheme))
+                     label=scheme, linewidth=1, color=COLORS.get(scheme.split("-")[0]),
+                     linestyle="--" if variant else "-")
             ax.set_title(f"{cdf} ({label})", fontsize=8)
             ax.set_xlabel("load")
             ax.set_ylabel("AFCT (ms)")
