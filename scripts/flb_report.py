@@ -88,6 +88,17 @@ def per_scheme(sweep, title, cols, note=None):
            for r in rs])
 
 
+def per_point_schemes(sweep, point, title, cols, note=None):
+    """One row per scheme at one point (case) of a sweep."""
+    header(title, note)
+    rs = [r for r in rows(sweep) or [] if r["point"] == point]
+    if not rs:
+        return missing(sweep)
+    table(["scheme"] + [c[1] for c in cols] + ["seeds"],
+          [[short(r["scheme"])] + [cell(r, k, d, s) for k, _, d, s in cols] + [r["runs"]]
+           for r in rs])
+
+
 def by_point(sweep, title, point_cols, metric, digits=0, scale=1.0, note=None):
     """Points as rows, schemes as columns, one metric."""
     header(title, note)
@@ -276,6 +287,17 @@ def main():
              ["workloads.0.cdf"], "by_size.large.afct_us")
     for cdf in ("datamining_xpass", "datamining_vl2"):
         paired("sec43_datamining_cdf", "flb+rc+pfc", "ecmp+dcqcn+pfc", point=f"cdf={cdf}")
+    for case in ("C-0.8", "A-0.5"):
+        per_point_schemes("sec43_reroute_guard", case,
+                          f"§4.3 reroute guard (lb.reroute_guard, lb.age_tick), Web Server, "
+                          f"reading {case}",
+                          [("afct_us", "AFCT (us)", 0, 1), ("p99_fct_us", "p99 FCT (us)", 0, 1),
+                           ("network_reordered_ratio", "net reordered (%)", 2, 100),
+                           ("pfc_pause_frames", "PAUSE frames", 0, 1)])
+    per_scheme("fig14_pause_sources",
+               "Fig. 14: where FLB+RC's PAUSE frames come from (Web Server 0.8, reading C)",
+               [("pfc_pause_frames", "PAUSE frames", 0, 1), ("afct_us", "AFCT (us)", 0, 1),
+                ("network_reordered_ratio", "net reordered (%)", 2, 100)])
     for sweep, label in [("fig15_gbn_hostload", "A: go-back-N, load per host link"),
                          ("fig15_sr_hostload", "B: selective repeat, load per host link"),
                          ("fig15_sr_fabricload", "C: selective repeat, load on the uplinks")]:

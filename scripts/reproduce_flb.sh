@@ -18,7 +18,7 @@ OUT=${ROCELAB_FLB_OUT:-runs/flb}
 TESTBED="fig8_websearch fig8_websearch_mprdma fig8_rc_count fig2_burst fig10_interval
          fig12_threshold fig9_rates fig11_symmetric fig11_asymmetric fig4_clos_incast
          fig16_incast fig16_incast_mprdma fig16_incast_pcn"
-LARGE="sec43_delay_expiry sec43_datamining_cdf fig15_sr_fabricload fig15_sr_fabricload_baselines
+LARGE="sec43_reroute_guard fig14_pause_sources sec43_delay_expiry sec43_datamining_cdf fig15_sr_fabricload fig15_sr_fabricload_baselines
        fig15_sr_fabricload_nocc fig15_fabricload_mprdma fig15_pcn fig15_pcn_sensitivity fig15_sr_hostload
        fig15_gbn_hostload fig17_fattree fig17_fattree_baselines fig17_fattree_mprdma
        fig17_fattree_pcn"
