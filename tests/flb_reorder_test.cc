@@ -15,16 +15,6 @@ namespace {
 
 const std::string kSec43 = std::string(ROCELAB_SOURCE_DIR) + "/scenarios/flb/sec43_leafspine.yaml";
 
-double lb_stat(Experiment& exp, const std::string& name) {
-  std::vector<LoadBalancer::Stat> stats;
-  for (NodeId s : exp.network().switches())
-    if (auto* lb = exp.network().switch_at(s).load_balancer()) lb->add_stats(stats);
-  double v = 0;
-  for (const auto& st : stats)
-    if (st.name == name) v += st.value;
-  return v;
-}
-
 struct PausedUplinkRun {
   uint64_t reordered = 0;
   double moves = 0, held_not_departed = 0, held_uplink_busy = 0, held_stale_current = 0;
@@ -80,10 +70,10 @@ PausedUplinkRun run_paused_uplink(const std::string& guard, Delta expiry = Delta
   up.kick();
   test::run_checked(exp);
   out.reordered = exp.transport().counters().network_reordered_packets;
-  out.moves = lb_stat(exp, "flb_reroutes");
-  out.held_not_departed = lb_stat(exp, "flb_held_not_departed");
-  out.held_uplink_busy = lb_stat(exp, "flb_held_uplink_busy");
-  out.held_stale_current = lb_stat(exp, "flb_held_stale_current");
+  out.moves = test::lb_stat(exp, "flb_reroutes");
+  out.held_not_departed = test::lb_stat(exp, "flb_held_not_departed");
+  out.held_uplink_busy = test::lb_stat(exp, "flb_held_uplink_busy");
+  out.held_stale_current = test::lb_stat(exp, "flb_held_stale_current");
   std::printf("%s: moves %.0f, reordered %llu, held: stale %.0f, not departed %.0f, busy %.0f\n",
               guard.c_str(), out.moves, static_cast<unsigned long long>(out.reordered),
               out.held_stale_current, out.held_not_departed, out.held_uplink_busy);
@@ -133,7 +123,7 @@ TEST(FlbReorder, AnAgingCounterShowsAGapNoLongerThanTheRealOne) {
     spec.lb_config = cfg;
     Experiment exp(spec);
     test::run_checked(exp);
-    return std::pair{lb_stat(exp, "flb_reroutes"),
+    return std::pair{test::lb_stat(exp, "flb_reroutes"),
                      exp.transport().counters().network_reordered_packets};
   };
   const auto exact = run(Delta::zero());

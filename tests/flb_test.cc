@@ -31,16 +31,6 @@ TEST(FlbAlg1, ReroutesExactlyWhenTheDelayGainIsBelowTheGap) {
   EXPECT_EQ(Flb::reroute(d, all, 2, Delta::from_ms(1)), 2);
 }
 
-double lb_stat(Experiment& exp, const std::string& name) {
-  std::vector<LoadBalancer::Stat> stats;
-  for (NodeId s : exp.network().switches())
-    if (auto* lb = exp.network().switch_at(s).load_balancer()) lb->add_stats(stats);
-  double v = 0;
-  for (const auto& st : stats)
-    if (st.name == name) v += st.value;
-  return v;
-}
-
 WorkloadConfig poisson_workload(const char* cdf, double load, Delta stop) {
   WorkloadConfig w;
   w.cdf = cdf;
@@ -84,7 +74,7 @@ TEST(Flb, NeverReordersInASymmetricLeafSpineUnderLoad) {
     EXPECT_EQ(c.network_reordered_packets, 0u) << cc;
     EXPECT_EQ(c.out_of_order_packets, 0u) << cc;
     EXPECT_EQ(c.retransmitted_bytes, 0u) << cc;
-    moves += lb_stat(exp, "flb_reroutes");
+    moves += test::lb_stat(exp, "flb_reroutes");
   }
   EXPECT_GT(moves, 20) << "the test must exercise rerouting";
 }
@@ -103,8 +93,8 @@ TEST(Flb, ReroutesUnderLoadWithLittleReorderingComparedToSpraying) {
     const auto& r = rps.transport().counters();
     // Without congestion control a flow's packets queue back to back at its uplink, and its
     // previous packet has rarely left when the next one comes (18 moves; 2,967 under DCQCN).
-    EXPECT_GT(lb_stat(flb, "flb_reroutes"), 10) << cc << ": FLB must move flows";
-    EXPECT_GT(lb_stat(flb, "flb_delay_feedback_received"), 100) << cc;
+    EXPECT_GT(test::lb_stat(flb, "flb_reroutes"), 10) << cc << ": FLB must move flows";
+    EXPECT_GT(test::lb_stat(flb, "flb_delay_feedback_received"), 100) << cc;
     // Reordering caused by the network (go-back-N multiplies what the receiver sees).
     const double flb_ratio =
         static_cast<double>(f.network_reordered_packets) / static_cast<double>(f.data_packets_sent);

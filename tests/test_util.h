@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "net/switch_node.h"
 #include "scenario/experiment.h"
 
 namespace rocelab::test {
@@ -46,6 +47,17 @@ inline RunStats run_checked(Experiment& exp, Time limit = Time{Delta::from_ms(20
   exp.drain();
   EXPECT_EQ(exp.check_invariants(), "");
   return st;
+}
+
+// A load balancer's figure (LoadBalancer::add_stats) summed over every switch.
+inline double lb_stat(Experiment& exp, const std::string& name) {
+  std::vector<LoadBalancer::Stat> stats;
+  for (NodeId s : exp.network().switches())
+    if (auto* lb = exp.network().switch_at(s).load_balancer()) lb->add_stats(stats);
+  double v = 0;
+  for (const auto& st : stats)
+    if (st.name == name) v += st.value;
+  return v;
 }
 
 }  // namespace rocelab::test
