@@ -331,6 +331,8 @@ PortId Flb::choose_egress(const SwitchView&, Packet& p, std::span<const PortId> 
   e.last_local_ps = local_queue_ps(pr, path);
   {
     // Where this packet will leave its uplink queue, as the queue's dequeued-byte count.
+    // Only data is counted out (on_dequeue); ACKs sharing the queue (switch.ack_queue:
+    // data) only make the position later than it is, and the flow stay longer.
     const EgressPort& up = sw_.port(pr.first_hop[path]);
     const size_t q = up.queue_of(p);
     e.prev_end_position = dequeued_bytes(pr.first_hop[path], q) +
