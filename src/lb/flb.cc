@@ -14,16 +14,15 @@ namespace rocelab {
 // ---------------------------------------------------------------- configuration
 
 namespace {
+// In the order of Flb::Guard.
 const std::array<std::string, 4> kGuards = {"literal", "departed", "idle", "never"};
-}
 
-Flb::Guard Flb::parse_guard(const std::string& name) {
-  if (name == "literal") return Guard::kLiteral;
-  if (name == "departed") return Guard::kDeparted;
-  if (name == "idle") return Guard::kIdle;
-  if (name == "never") return Guard::kNever;
-  throw std::invalid_argument("flb: unknown reroute_guard " + name);
+Flb::Guard guard_named(const std::string& name) {
+  const auto it = std::find(kGuards.begin(), kGuards.end(), name);
+  if (it == kGuards.end()) throw std::invalid_argument("flb: unknown reroute_guard " + name);
+  return static_cast<Flb::Guard>(it - kGuards.begin());
 }
+}  // namespace
 
 void FlbSchemeConfig::describe(ParamVisitor& v) {
   v.duration("probe_interval", cfg.probe_interval, Delta::zero(), Delta::max(),
@@ -81,7 +80,7 @@ Flb::Flb(const SwitchView& sw, const FlbConfig& cfg)
       handler_(sw.sim().add_handler(this)),
       self_edge_(sw.routing().edge_index(sw.id().index())),
       table_(cfg.hardware_table, cfg.hardware_entries, cfg.flow_timeout),
-      guard_(parse_guard(cfg.reroute_guard)) {
+      guard_(guard_named(cfg.reroute_guard)) {
   RandomStream clock_rng(sw_.seed(), "flb-clock", sw.id().index());
   clock_offset_ = Delta{
       static_cast<int64_t>(clock_rng.uniform() * static_cast<double>(cfg.clock_offset_max.ps))};
@@ -329,7 +328,7 @@ PortId Flb::choose_egress(const SwitchView&, Packet& p, std::span<const PortId> 
   e.path = path;
   e.last_seen = now;
   e.last_local_ps = local_queue_ps(pr, path);
-  {
+  if (guard_ == Guard::kDeparted) {
     // Where this packet will leave its uplink queue, as the queue's dequeued-byte count.
     // Only data is counted out (on_dequeue); ACKs sharing the queue (switch.ack_queue:
     // data) only make the position later than it is, and the flow stay longer.

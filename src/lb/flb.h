@@ -75,8 +75,7 @@ class Flb final : public LoadBalancer, public EventHandler {
   PortId choose_egress(const SwitchView& sw, Packet& p,
                        std::span<const PortId> candidates) override;
   bool on_receive(const SwitchView& sw, Packet& p, PortId in_port) override;
-  enum class Guard : uint8_t { kLiteral, kDeparted, kIdle, kNever };
-  static Guard parse_guard(const std::string& name);
+  enum class Guard : uint8_t { kLiteral, kDeparted, kIdle, kNever };  // reroute_guard
   void on_dequeue(const SwitchView& sw, Packet& p, PortId port) override;
   void add_stats(std::vector<Stat>& out) const override;
   void on_event(uint32_t kind, uint64_t arg) override;
@@ -207,7 +206,8 @@ class Flb final : public LoadBalancer, public EventHandler {
   uint64_t forced_moves_ = 0, feedback_sent_ = 0, feedback_received_ = 0;
   Guard guard_;
   // Data bytes dequeued per (port, queue) since the start: with the queue's bytes, the
-  // enqueue/dequeue counters of §3.4, read as FIFO positions by the departed guard.
+  // enqueue/dequeue counters of §3.4, read as FIFO positions. Kept under the departed
+  // guard only, the one that reads them.
   std::vector<uint64_t> dequeued_bytes_;
   size_t queue_stride_ = 1;
   uint64_t held_stale_current_ = 0, held_not_departed_ = 0, held_uplink_busy_ = 0;

@@ -26,7 +26,7 @@ struct FlbFlowEntry {
   // the path's sampled delay, the delay that packet sees (Alg. 1's p.t_OWD for it).
   int64_t last_local_ps = 0;
   // Where the previous packet sits in its uplink queue: the queue's dequeued-byte count at
-  // which it has left (the departed guard of Flb).
+  // which it has left (written and read under the departed guard of Flb only).
   uint64_t prev_end_position = 0;
 };
 

@@ -37,7 +37,8 @@ void Flb::check_isolation(const Packet& p, PortId in_port) {
 
 void Flb::on_dequeue(const SwitchView&, Packet& p, PortId port_id) {
   if (sw_.field(stamp_, p).state == kStampPending) stamp_departure(p);
-  dequeued_bytes(port_id, sw_.port(port_id).queue_of(p)) += static_cast<uint64_t>(p.wire_bytes);
+  if (guard_ == Guard::kDeparted)
+    dequeued_bytes(port_id, sw_.port(port_id).queue_of(p)) += static_cast<uint64_t>(p.wire_bytes);
   DsPort& dp = ds_ports_[port_id.index()];
   if (!dp.congested) return;
   const EgressPort& port = sw_.port(port_id);
