@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "net/node.h"
+#include "net/source_route.h"
 
 namespace rocelab {
 
@@ -117,6 +118,7 @@ Conga::Remote& Conga::remote(uint32_t edge_index) {
     slot->paths = static_cast<uint32_t>(
         std::min<uint64_t>(sw_.routing().path_count(self_, dst), uint64_t{1} << 16));
     slot->metrics.resize(slot->paths);
+    slot->feedback.resize(slot->paths);
   }
   return *slot;
 }
@@ -194,12 +196,7 @@ PortId Conga::choose_egress(const SwitchView& sw, Packet& p, std::span<const Por
   }
   f.last_seen = now;
   sw.field(tag_, p).path = f.path;  // tagged in on_receive
-  const uint32_t n0 = static_cast<uint32_t>(candidates.size());
-  if (rem.paths > n0) {  // multi-tier: pin the rest of the path (explicit source routing)
-    p.source_routed = true;
-    p.path_digits = f.path / n0;
-  }
-  return candidates[f.path % n0];
+  return pin_path_at_edge(p, f.path, rem.paths, candidates);
 }
 
 // ---------------------------------------------------------------- feedback (§3.3)
@@ -216,20 +213,11 @@ void Conga::add_feedback(Packet& p, uint32_t dst_edge_index, Time now) {
       if (!aged(rem.metrics[path].from_updated, now)) scratch_.push_back(path);
     if (!scratch_.empty()) chosen = scratch_[rng_.below(scratch_.size())];
   } else {
-    for (int pass = 0; pass < 2 && chosen == UINT32_MAX; ++pass) {
-      for (uint32_t i = 0; i < rem.paths; ++i) {
-        const uint32_t path = (rem.feedback_cursor + i) % rem.paths;
-        const PathMetrics& m = rem.metrics[path];
-        if (aged(m.from_updated, now) || (pass == 0 && !m.from_changed)) continue;
-        chosen = path;
-        break;
-      }
-    }
-    if (chosen != UINT32_MAX) rem.feedback_cursor = (chosen + 1) % rem.paths;
+    chosen = rem.feedback.take(
+        [&](uint32_t path) { return !aged(rem.metrics[path].from_updated, now); }, true);
   }
   if (chosen == UINT32_MAX) return;
-  PathMetrics& m = rem.metrics[chosen];
-  m.from_changed = false;
+  const PathMetrics& m = rem.metrics[chosen];
   CongaTag& tag = sw_.field(tag_, p);
   tag.flags |= kFeedback;
   tag.fb_path = chosen;
@@ -249,7 +237,7 @@ void Conga::on_arrival_from_fabric(Packet& p, Time now) {
   }
   if ((tag.flags & kTagged) && tag.path < rem.paths) {  // Congestion-From-Leaf
     PathMetrics& m = rem.metrics[tag.path];
-    if (aged(m.from_updated, now) || m.from_metric != tag.ce) m.from_changed = true;
+    if (aged(m.from_updated, now) || m.from_metric != tag.ce) rem.feedback.mark_changed(tag.path);
     m.from_metric = tag.ce;
     m.from_updated = now;
   }

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "lb/path_feedback.h"
 #include "net/load_balancer.h"
 #include "net/packet_state.h"
 #include "net/switch_view.h"
@@ -79,11 +80,10 @@ class Conga final : public LoadBalancer {
     Time from_updated = Time::never();
     uint8_t to_metric = 0;
     uint8_t from_metric = 0;
-    bool from_changed = false;
   };
   struct Remote {
     uint32_t paths = 0;
-    uint32_t feedback_cursor = 0;
+    FeedbackRoundRobin feedback;  // over the From-Leaf metrics
     std::vector<PathMetrics> metrics;
   };
   struct Dre {

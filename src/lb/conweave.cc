@@ -6,6 +6,7 @@
 #include <array>
 
 #include "net/node.h"
+#include "net/source_route.h"
 
 namespace rocelab {
 
@@ -136,12 +137,7 @@ PortId ConWeave::choose_egress(const SwitchView& sw, Packet& p,
   tag.tail_time_ps = f.tail_time.ps;
   tag.flag = (expired || stabilized) ? kInit : (timeout ? kTail : kData);
 
-  const uint32_t n0 = static_cast<uint32_t>(candidates.size());
-  if (paths > n0) {  // multi-tier: pin the rest of the path
-    p.source_routed = true;
-    p.path_digits = packet_path / n0;
-  }
-  return candidates[packet_path % n0];
+  return pin_path_at_edge(p, packet_path, paths, candidates);
 }
 
 // RTT_REPLY, CLEAR and NOTIFY back at the source ToR (R.cc:944-1008).

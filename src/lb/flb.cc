@@ -8,6 +8,7 @@
 #include "net/flow_control.h"
 #include "net/mmu.h"
 #include "net/node.h"
+#include "net/source_route.h"
 
 namespace rocelab {
 
@@ -174,7 +175,7 @@ Flb::Pair& Flb::pair(uint32_t edge_index) {
   p.min_owd.assign(p.paths, INT64_MAX);
   p.last_stamp.assign(p.paths, Time::never());
   p.fb_owd.assign(p.paths, 0);
-  p.fb_dirty.assign(p.paths, 0);
+  p.fb.resize(p.paths);
   return p;
 }
 
@@ -344,12 +345,7 @@ PortId Flb::choose_egress(const SwitchView&, Packet& p, std::span<const PortId> 
     pr.last_stamp[path] = now;
     ++probes_;
   }
-  const uint32_t n0 = static_cast<uint32_t>(hops.size());
-  if (pr.paths > n0) {  // multi-tier: pin the end-to-end path (explicit source routing)
-    p.source_routed = true;
-    p.path_digits = path / n0;
-  }
-  return hops[path % n0];
+  return pin_path_at_edge(p, path, pr.paths, hops);  // multi-tier: pinned end to end (§3.4)
 }
 
 // ---------------------------------------------------------------- measurement
@@ -381,9 +377,8 @@ void Flb::as_destination(Packet& p, PortId) {
     const uint16_t path = stamp.path;
     if (path < pr.paths) {
       const int64_t owd = local_clock().ps - stamp.time_ps;
-      if (!pr.fb_dirty[path]) ++pr.fb_pending;
       pr.fb_owd[path] = owd;
-      pr.fb_dirty[path] = 1;
+      pr.fb.mark_changed(path);
     }
     stamp = Stamp{};
   }
@@ -405,17 +400,10 @@ void Flb::as_source(Packet& p) {
   // Piggyback one pending delay measurement on traffic toward the edge it describes.
   const Routing& r = sw_.routing();
   Pair& pr = pair(r.edge_index(r.edge_of_host(p.dst.index())));
-  if (pr.fb_pending == 0) return;
-  for (uint16_t k = 0; k < pr.paths; ++k) {
-    const uint16_t path = static_cast<uint16_t>((pr.fb_rr + k) % pr.paths);
-    if (!pr.fb_dirty[path]) continue;
-    sw_.field(feedback_, p) = Feedback{true, path, pr.fb_owd[path]};
-    ++feedback_sent_;
-    pr.fb_dirty[path] = 0;
-    --pr.fb_pending;
-    pr.fb_rr = static_cast<uint16_t>((path + 1) % pr.paths);
-    return;
-  }
+  const uint32_t path = pr.fb.take_changed();
+  if (path == FeedbackRoundRobin::kNone) return;
+  sw_.field(feedback_, p) = Feedback{true, static_cast<uint16_t>(path), pr.fb_owd[path]};
+  ++feedback_sent_;
 }
 
 void Flb::stamp_departure(Packet& p) const {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "lb/flb_flow_table.h"
+#include "lb/path_feedback.h"
 #include "net/cnm.h"
 #include "net/load_balancer.h"
 #include "net/switch_view.h"
@@ -107,9 +108,7 @@ class Flb final : public LoadBalancer, public EventHandler {
     std::vector<Time> last_stamp;
     // Feedback owed to that edge switch, which sends to us (we are its destination).
     std::vector<int64_t> fb_owd;
-    std::vector<uint8_t> fb_dirty;
-    uint32_t fb_pending = 0;
-    uint16_t fb_rr = 0;
+    FeedbackRoundRobin fb;
     // Isolation paths toward that edge switch (we are the source).
     std::vector<uint16_t> iso_paths;
   };

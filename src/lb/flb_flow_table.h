@@ -1,22 +1,14 @@
 // FLB's per-flow table at an edge switch (FLB §3.4): the path a flow uses, when its last
-// packet arrived, and the port it came from (the previous hop, for CNMs). Entries not hit
-// for `timeout` are gone (the paper sweeps age bits; expiry here is exact and lazy).
-//   exact mode:    keyed by the flow's id; never two flows in one entry.
-//   hardware mode: a fixed array indexed by the 16-bit CRC16 of the 5-tuple, as on the
-//                  switch: flows whose CRCs collide share one entry.
+// packet arrived, and where its previous packet sits. The table itself is the shared
+// EdgeFlowTable (exact or CRC16 hardware mode).
 #pragma once
 
 #include <cstdint>
-#include <vector>
 
-#include "net/packet.h"
-#include "sim/ids.h"
+#include "lb/edge_flow_table.h"
 #include "sim/time.h"
 
 namespace rocelab {
-
-// CRC-16/CCITT-FALSE of the flow's 5-tuple (src IP, dst IP, sport, dport, UDP).
-uint16_t flow_crc16(const Packet& p);
 
 struct FlbFlowEntry {
   uint32_t key = 0;
@@ -30,36 +22,16 @@ struct FlbFlowEntry {
   uint64_t prev_end_position = 0;
 };
 
-class FlbFlowTable {
+class FlbFlowTable : public EdgeFlowTable<FlbFlowEntry> {
  public:
-  FlbFlowTable(bool hardware_mode, uint32_t hardware_entries, Delta timeout);
-
-  // The entry for the packet's flow, created (or taken over when expired) if needed;
-  // *fresh tells whether it starts a new flow.
-  FlbFlowEntry& upsert(const Packet& p, Time now, bool* fresh);
-  // The live entry with this key (from a CNM), or nullptr.
-  FlbFlowEntry* find_key(uint32_t key, Time now);
-
-  uint32_t key_of(const Packet& p) const { return hardware_ ? flow_crc16(p) : p.flow.index(); }
-  bool hardware_mode() const { return hardware_; }
-  // Entries live now (scans the table: for reports, not the packet path).
-  size_t live_entries(Time now) const;
+  using EdgeFlowTable::EdgeFlowTable;
   // SRAM the table needs, as FLB §3.4 counts it: 16-bit flow id, 8-bit path id (24 bits
   // when paths > 256), 8-bit age, 48-bit previous-hop MAC, per entry.
-  uint64_t memory_bytes(uint32_t max_paths) const;
-
- private:
-  bool expired(const FlbFlowEntry& e, Time now) const {
-    return e.last_seen == Time::never() || now - e.last_seen > timeout_;
+  uint64_t memory_bytes(uint32_t max_paths) const {
+    const uint64_t path_bits = max_paths > 256 ? 24 : 8;
+    const uint64_t bits_per_entry = 16 + path_bits + 8 + 48;
+    return (entries_held() * bits_per_entry + 7) / 8;
   }
-  FlbFlowEntry* probe(uint32_t key, Time now, bool for_insert);
-  void rebuild(Time now, size_t capacity);
-
-  bool hardware_;
-  Delta timeout_;
-  std::vector<FlbFlowEntry> slots_;
-  std::vector<uint8_t> used_;  // exact mode: slot holds a key (live or expired)
-  size_t used_count_ = 0;
 };
 
 }  // namespace rocelab

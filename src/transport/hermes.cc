@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "net/source_route.h"
 #include "transport/rdma_transport.h"
 
 namespace rocelab {
@@ -191,8 +192,7 @@ void HermesPath::on_send(FlowId f, Packet& p) {
       }
     }
   }
-  p.source_routed = true;
-  p.path_digits = fs.path;
+  pin_path_from_host(p, fs.path);
   transport_->field(path_field_, p) = static_cast<uint16_t>(fs.path + 1);
 }
 
