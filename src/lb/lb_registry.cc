@@ -6,6 +6,7 @@
 #include "lb/ecmp.h"
 #include "lb/flb.h"
 #include "lb/letflow.h"
+#include "lb/proteus.h"
 #include "lb/rps.h"
 
 namespace rocelab {
@@ -44,6 +45,11 @@ const Registry<LbConfigFactory>& lb_registry() {
           "ConWeave (Song et al., SIGCOMM'23): RTT-probed rerouting at the source ToR, "
           "in-network reordering at the destination ToR",
           [] { return std::make_unique<ConWeaveSchemeConfig>(); });
+    r.add("proteus",
+          "Proteus (Hu et al., ToN'24): RTT-level path classes (delay + utilisation) for the "
+          "initial path, cumulative-sojourn-time rerouting through PFC pauses (better late "
+          "than never)",
+          [] { return std::make_unique<ProteusSchemeConfig>(); });
     return r;
   }();
   return registry;
