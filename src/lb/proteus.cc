@@ -526,6 +526,17 @@ int64_t Proteus::rtt_low_ps(uint32_t dst_edge) {
   return pair(sw_.routing().edge_index(dst_edge)).rtt_low_ps;
 }
 
+int64_t Proteus::base_delay_ps(uint32_t dst_edge) {
+  return pair(sw_.routing().edge_index(dst_edge)).base_ps;
+}
+
+void Proteus::inject_report(uint32_t dst_edge, uint32_t path, int64_t delay_ps, double util) {
+  Pair& pr = pair(sw_.routing().edge_index(dst_edge));
+  pr.delay_ps[path] = delay_ps;
+  pr.util_permille[path] = static_cast<uint16_t>(util * 1000 + 0.5);
+  pr.reported_at[path] = sw_.now();
+}
+
 void Proteus::add_stats(std::vector<Stat>& out) const {
   out.push_back({"proteus_new_flows", static_cast<double>(new_flows_)});
   out.push_back({"proteus_select_noncongested", static_cast<double>(selected_[0])});

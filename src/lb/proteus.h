@@ -100,6 +100,9 @@ class Proteus final : public LoadBalancer, public EventHandler {
   // For tests and reports: the source-edge view of the paths toward an edge switch.
   std::vector<ProteusPathView> path_views(uint32_t dst_edge);
   int64_t rtt_low_ps(uint32_t dst_edge);
+  int64_t base_delay_ps(uint32_t dst_edge);
+  // For tests: a report on `path` toward `dst_edge` as if fed back now.
+  void inject_report(uint32_t dst_edge, uint32_t path, int64_t delay_ps, double util);
 
  private:
   struct Tag {  // Proteus' in-band header (§IV-A) plus the simulation's measurement stamp
