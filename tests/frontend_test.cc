@@ -448,10 +448,26 @@ TEST(Scenario, SummaryHasTheContractKeys) {
   RunOptions o;
   o.quiet = true;
   const nlohmann::json s = run_scenario(c, o);
-  for (const char* k :
-       {"flows_total", "flows_completed", "drops", "pfc_pause_frames", "afct_us", "p99_fct_us",
-        "mean_slowdown", "p99_slowdown", "by_size", "by_tag", "pfc_pause_frames_by_layer",
-        "paused_links", "events", "sim_time_ns", "wall_s", "events_per_s", "seed", "version"})
+  for (const char* k : {"flows_total",
+                        "flows_completed",
+                        "drops",
+                        "pfc_pause_frames",
+                        "afct_us",
+                        "p99_fct_us",
+                        "mean_slowdown",
+                        "p99_slowdown",
+                        "by_size",
+                        "by_tag",
+                        "pfc_pause_frames_by_layer",
+                        "paused_links",
+                        "hol_blocked_flows",
+                        "hol_blocked_flow_ratio",
+                        "events",
+                        "sim_time_ns",
+                        "wall_s",
+                        "events_per_s",
+                        "seed",
+                        "version"})
     EXPECT_TRUE(s.contains(k)) << k;
   for (const char* b : {"small", "medium", "large"})
     for (const char* k : {"afct_us", "p99_fct_us", "mean_slowdown", "p99_slowdown"})

@@ -346,7 +346,8 @@ TABLE = [("afct_us", "AFCT (us)"), ("p99_fct_us", "p99 FCT (us)"),
          ("by_size.small.p99_slowdown", "p99 sd small"),
          ("by_size.large.afct_us", "AFCT large (us)"), ("pfc_pause_frames", "PAUSE frames"),
          ("paused_links", "paused links"), ("fabric_utilization", "fabric util"),
-         ("network_reordered_ratio", "net reordered"), ("flows_completed", "flows done")]
+         ("network_reordered_ratio", "net reordered"), ("hol_blocked_flow_ratio", "HoL-blocked"),
+         ("flows_completed", "flows done")]
 
 
 def fmt_value(m, c):

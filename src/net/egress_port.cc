@@ -1,5 +1,7 @@
 #include "net/egress_port.h"
 
+#include <algorithm>
+
 #include "net/node.h"
 
 namespace rocelab {
@@ -54,6 +56,10 @@ void EgressPort::enqueue(PacketId pkt, size_t q) {
     if (q < 32) nonempty_mask_ |= 1u << q;
     data_bytes_total_ += p.wire_bytes;
     if (notify_enqueue_) scheduler_->on_enqueue(q);
+    // Queued behind a PAUSE: it waits through it. The one test every frame pays reads the
+    // line this branch writes anyway; the mark's own line only while paused.
+    if (pfc_paused(q) && hol_marks_ != nullptr) [[unlikely]]
+      mark_hol_blocked(p);
   }
   try_send();
 }
@@ -65,7 +71,11 @@ void EgressPort::set_priority_paused(Priority prio, bool paused) {
     const bool all = paused_priorities_ != 0;
     if (all == all_paused_) return;
     all_paused_ = all;
-    if (all) ++all_pause_epoch_;
+    if (all) {
+      ++all_pause_epoch_;
+      if (hol_marks_ != nullptr)
+        for (size_t q = 0; q < num_queues_; ++q) mark_queue_hol_blocked(q);
+    }
     count_pause(all);
     return;
   }
@@ -79,8 +89,25 @@ void EgressPort::set_priority_paused(Priority prio, bool paused) {
 void EgressPort::set_paused(size_t queue, bool paused) {
   if (queue >= paused_.size()) return;  // a class this port does not carry
   if (!flip_paused(queue, paused)) return;
-  if (paused) ++pause_epochs_[queue];
+  if (paused) {
+    ++pause_epochs_[queue];
+    if (hol_marks_ != nullptr) mark_queue_hol_blocked(queue);
+  }
   count_pause(paused);
+}
+
+void EgressPort::mark_hol_blocked(const Packet& p) {
+  if (p.type != PacketType::kData) return;  // ACK/NAK in the data queue (ack_queue: data)
+  std::vector<uint8_t>& marks = *hol_marks_;
+  const size_t flow = p.flow.index();
+  // Flows are added over the run: grown by doubling, so a long run reallocates rarely.
+  if (flow >= marks.size()) marks.resize(std::max(flow + 1, 2 * marks.size()), 0);
+  marks[flow] = 1;
+}
+
+void EgressPort::mark_queue_hol_blocked(size_t queue) {
+  const PortQueue& waiting = data_queues_[queue];
+  for (size_t i = 0; i < waiting.size(); ++i) mark_hol_blocked(pool_[waiting.at(i).index()]);
 }
 
 bool EgressPort::flip_paused(size_t queue, bool paused) {

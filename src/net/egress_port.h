@@ -95,6 +95,12 @@ class EgressPort final {
   uint32_t pause_epoch(size_t queue) const {
     return pfc_all_queues_ ? all_pause_epoch_ : pause_epochs_[queue];
   }
+  // Head-of-line blocking (summary.json's hol_blocked_flows): from now on, a data packet
+  // that waits in a data queue through a PFC PAUSE of that queue (queued while it is
+  // paused, or queued when the PAUSE starts) sets flow_marks[its flow index] to 1, the
+  // vector grown as needed. Network sets it on switch-to-switch ports only; BFC's per-queue
+  // holds are not PAUSEs and mark nothing.
+  void watch_hol_blocking(std::vector<uint8_t>* flow_marks) { hol_marks_ = flow_marks; }
   // The packet at the head of a data queue (invalid when it is empty).
   PacketId queue_head(size_t queue) const {
     return data_queues_[queue].empty() ? PacketId::invalid() : data_queues_[queue].front();
@@ -153,6 +159,10 @@ class EgressPort final {
   }
   void try_send();
   void count_pause(bool paused);
+  // watch_hol_blocking: marks the flow of data packet `p`, and of every data packet
+  // waiting in queue `queue` (a PAUSE just started: rare, so the walk costs nothing).
+  void mark_hol_blocked(const Packet& p);
+  void mark_queue_hol_blocked(size_t queue);
   // Sets queue's pause bit; false when it already had that value.
   bool flip_paused(size_t queue, bool paused);
   void choose_and_send();
@@ -226,6 +236,8 @@ class EgressPort final {
   TimerSlot wake_;
   uint32_t control_wait_mask_ = 0;  // set_control_waits_for: the paused_mask_ bit that
                                     // holds the control queue
+  // watch_hol_blocking's flow marks (NetCounters' vector); null: not watched.
+  std::vector<uint8_t>* hol_marks_ = nullptr;
 };
 
 }  // namespace rocelab

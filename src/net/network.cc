@@ -54,6 +54,11 @@ Network::Network(Simulator& sim, const TopologySpec& topo, const NetworkConfig& 
     const Delta res = cfg.wire.serialization_resolution;
     nodes_[l.a]->port(pa).connect(nodes_[l.b].get(), pb, l.rate_bps, l.delay, res);
     nodes_[l.b]->port(pb).connect(nodes_[l.a].get(), pa, l.rate_bps, l.delay, res);
+    // HoL blocking is counted where the fabric holds packets: a switch paused by a switch.
+    if (nodes_[l.a]->kind() == NodeKind::kSwitch && nodes_[l.b]->kind() == NodeKind::kSwitch) {
+      nodes_[l.a]->port(pa).watch_hol_blocking(&ctx_->counters.hol_blocked_flows);
+      nodes_[l.b]->port(pb).watch_hol_blocking(&ctx_->counters.hol_blocked_flows);
+    }
     adjacency_[l.a].push_back(PortPeer{l.b, pa, pb});
     adjacency_[l.b].push_back(PortPeer{l.a, pb, pa});
   }

@@ -138,6 +138,15 @@ nlohmann::json make_summary(const ScenarioConfig& c, Experiment& exp, const RunS
                                      ? static_cast<double>(tc.network_reordered_packets) /
                                            static_cast<double>(tc.data_packets_sent)
                                      : 0.0;
+  // Proteus Fig. 12a's "HoL-blocking flows": flows with a data packet that waited through a
+  // PFC PAUSE at a switch-to-switch egress queue (EgressPort::watch_hol_blocking).
+  uint64_t hol_blocked = 0;
+  for (size_t f = 0; f < tr.flow_count(); ++f)
+    hol_blocked += nc.hol_blocked(FlowId(static_cast<uint32_t>(f)));
+  j["hol_blocked_flows"] = hol_blocked;
+  j["hol_blocked_flow_ratio"] =
+      tr.flow_count() ? static_cast<double>(hol_blocked) / static_cast<double>(tr.flow_count())
+                      : 0.0;
   // Reordering as FLB Fig. 11 reports it: p99 out-of-order degree over the out-of-order
   // arrivals (packets), and the share of data packets that arrived out of order.
   const auto& hist = tr.ood_histogram();
@@ -167,9 +176,10 @@ nlohmann::json make_summary(const ScenarioConfig& c, Experiment& exp, const RunS
 void write_flows_csv(const std::string& path, Experiment& exp) {
   std::ofstream file(path);
   TextLines out(file);
-  out.put("id,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,tag");
+  out.put("id,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,tag,hol_blocked");
   out.end_line();
   const TopologySpec& topo = exp.network().topology();
+  const NetCounters& nc = exp.network().counters();
   for (const FlowRecord& r : exp.transport().records()) {
     out.put_int(r.id.index()).put(',').put(topo.nodes[r.src.index()].name).put(',');
     out.put(topo.nodes[r.dst.index()].name).put(',').put_int(r.size_bytes).put(',');
@@ -184,7 +194,7 @@ void write_flows_csv(const std::string& path, Experiment& exp) {
     } else {
       out.put(",,").put_ns(r.ideal_fct.ps).put(',');
     }
-    out.put(',').put(exp.tags()[r.tag]);
+    out.put(',').put(exp.tags()[r.tag]).put(',').put(nc.hol_blocked(r.id) ? '1' : '0');
     out.end_line();
   }
 }

@@ -166,6 +166,8 @@ std::vector<std::pair<std::string, std::string>> headline_values(const nlohmann:
                         "ecn_marks",
                         "disordered_ratio",
                         "network_reordered_ratio",
+                        "hol_blocked_flows",
+                        "hol_blocked_flow_ratio",
                         "ood_p99_packets",
                         "retransmitted_bytes",
                         "events",
