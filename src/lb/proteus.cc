@@ -262,6 +262,11 @@ uint32_t Proteus::rtt_level_choice(Pair& pr, FlowEntry& e, bool fresh_flow, Time
     const uint32_t path = select_path(views_, allowed_, rng_);
     ++new_flows_;
     ++selected_[static_cast<size_t>(views_[path].cls)];
+    // Reported only: a new flow taking the previous new flow's path within one period
+    // (1 / paths of them would, at random) is the herd a minimum-delay choice can cause.
+    if (pr.last_new_path == path && now - pr.last_new_at < period_) ++same_path_within_period_;
+    pr.last_new_path = path;
+    pr.last_new_at = now;
     rank_alternatives(pr, path, e);
     return path;
   }
@@ -542,6 +547,8 @@ void Proteus::add_stats(std::vector<Stat>& out) const {
   out.push_back({"proteus_select_noncongested", static_cast<double>(selected_[0])});
   out.push_back({"proteus_select_undetermined", static_cast<double>(selected_[1])});
   out.push_back({"proteus_select_congested", static_cast<double>(selected_[2])});
+  out.push_back(
+      {"proteus_new_flows_same_path_within_period", static_cast<double>(same_path_within_period_)});
   out.push_back({"proteus_rtt_reroutes", static_cast<double>(rtt_reroutes_)});
   out.push_back({"proteus_subrtt_reroutes", static_cast<double>(subrtt_reroutes_)});
   out.push_back({"proteus_downstream_reroutes", static_cast<double>(downstream_reroutes_)});

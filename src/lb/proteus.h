@@ -153,6 +153,9 @@ class Proteus final : public LoadBalancer, public EventHandler {
     std::vector<int64_t> fb_delay_ps;
     std::vector<uint16_t> fb_util;
     FeedbackRoundRobin fb;
+    // The previous new flow's path and time (reported: how often new flows herd).
+    uint32_t last_new_path = UINT32_MAX;
+    Time last_new_at = Time::never();
   };
 
   Pair& pair(uint32_t edge_index);
@@ -192,6 +195,7 @@ class Proteus final : public LoadBalancer, public EventHandler {
   std::vector<ProteusPathView> views_;
   std::vector<uint8_t> allowed_;
   uint64_t new_flows_ = 0, rtt_reroutes_ = 0, subrtt_reroutes_ = 0, subrtt_waits_ = 0;
+  uint64_t same_path_within_period_ = 0;
   uint64_t downstream_reroutes_ = 0, kickouts_ = 0, no_alternative_ = 0;
   std::array<uint64_t, 3> selected_{};
   uint64_t feedback_sent_ = 0, feedback_received_ = 0;

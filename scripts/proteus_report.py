@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""The Proteus reproduction's tables (markdown) from the sweeps of scripts/reproduce_proteus.sh:
+    python3 scripts/proteus_report.py [runs/proteus] > runs/proteus/results.md
+Reads every run's summary.json (so a sweep still running gives what it has). Each figure is
+the mean over seeds ± the half-width of its 95% confidence interval (Student's t, as
+rocelab's sweep.csv computes it); "vs Proteus" is the paired per-seed reduction
+1 - Proteus / baseline, with its own interval."""
+import json
+import os
+import sys
+
+ROOT = sys.argv[1] if len(sys.argv) > 1 else "runs/proteus"
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "cli"))
+from rocelab_plot import mean_ci  # noqa: E402
+
+PROTEUS = "proteus+dcqcn"
+ORDER = ["ecmp+dcqcn", "conga+dcqcn", "drill+dcqcn", "hermes+dcqcn", "mprdma", PROTEUS]
+
+
+def load(sweep):
+    """{case: {scheme: {seed: summary}}} for one sweep directory."""
+    out = {}
+    base = os.path.join(ROOT, sweep, "runs")
+    if not os.path.isdir(base):
+        return out
+    for case in sorted(os.listdir(base)):
+        for scheme in sorted(os.listdir(os.path.join(base, case))):
+            for seed_dir in os.listdir(os.path.join(base, case, scheme)):
+                path = os.path.join(base, case, scheme, seed_dir, "summary.json")
+                if not os.path.exists(path):
+                    continue
+                with open(path) as f:
+                    s = json.load(f)
+                if not s.get("complete", True):
+                    continue
+                name = scheme.replace("+pfc", "")
+                out.setdefault(case, {}).setdefault(name, {})[int(seed_dir.split("-")[1])] = s
+    return out
+
+
+def get(s, key):
+    v = s
+    for k in key.split("."):
+        if not isinstance(v, dict) or k not in v:
+            return None
+        v = v[k]
+    return float(v)
+
+
+def fmt(xs, digits=0, scale=1.0):
+    xs = [x * scale for x in xs if x is not None]
+    if not xs:
+        return "-"
+    m, c = mean_ci(xs)
+    text = f"{m:,.{digits}f}"
+    if len(xs) > 1:
+        text += f" ± {c:,.{digits}f}"
+    return text + ("" if len(xs) >= 5 else f" (n={len(xs)})")
+
+
+def reduction(base_runs, proteus_runs, key):
+    """Paired 1 - proteus/baseline over common seeds, in percent."""
+    xs = []
+    for seed, s in base_runs.items():
+        if seed in proteus_runs:
+            b, p = get(s, key), get(proteus_runs[seed], key)
+            if b and p is not None:
+                xs.append(100 * (1 - p / b))
+    return fmt(xs, 0) + ("%" if xs else "")
+
+
+def schemes_of(case):
+    names = [n for n in ORDER if n in case] + sorted(n for n in case if n not in ORDER)
+    return names
+
+
+def table(sweep, title, columns, paired=("afct_us", "p99_fct_us")):
+    data = load(sweep)
+    if not data:
+        return
+    print(f"\n### {title}\n")
+    heads = ["case", "scheme", "seeds"] + [c[0] for c in columns]
+    if paired:
+        heads += [f"Proteus vs it, {k}" for k in paired]
+    print("| " + " | ".join(heads) + " |")
+    print("|" + "---|" * len(heads))
+    for case in sorted(data, key=case_key):
+        runs = data[case]
+        for name in schemes_of(runs):
+            r = runs[name]
+            cells = [case, name, str(len(r))]
+            for _, key, digits, scale in columns:
+                cells.append(fmt([get(s, key) for s in r.values()], digits, scale))
+            if paired:
+                for k in paired:
+                    cells.append(
+                        reduction(r, runs[PROTEUS], k) if PROTEUS in runs and name != PROTEUS else "")
+            print("| " + " | ".join(cells) + " |")
+
+
+def case_key(case):
+    try:
+        return (0, float(case.split("=")[-1]))
+    except ValueError:
+        return (1, case)
+
+
+def stats_table(sweep, title, keys):
+    data = load(sweep)
+    if not data:
+        return
+    print(f"\n### {title}\n")
+    heads = ["case", "scheme"] + [k.replace("lb_stats.proteus_", "") for k in keys]
+    print("| " + " | ".join(heads) + " |")
+    print("|" + "---|" * len(heads))
+    for case in sorted(data, key=case_key):
+        for name, r in data[case].items():
+            if not name.startswith("proteus"):
+                continue
+            print("| " + " | ".join([case, name] +
+                                    [fmt([get(s, k) for s in r.values()]) for k in keys]) + " |")
+
+
+FCT = [("AFCT (us)", "afct_us", 0, 1), ("p99 FCT (us)", "p99_fct_us", 0, 1),
+       ("AFCT <100KB (us)", "by_size.small.afct_us", 1, 1),
+       ("AFCT >1MB (us)", "by_size.large.afct_us", 0, 1),
+       ("p99 slowdown <100KB", "by_size.small.p99_slowdown", 1, 1),
+       ("reordered %", "network_reordered_ratio", 2, 100), ("PAUSE frames", "pfc_pause_frames", 0, 1)]
+HOL = [("AFCT (us)", "afct_us", 0, 1), ("p99 FCT (us)", "p99_fct_us", 0, 1),
+       ("p99 slowdown <100KB", "by_size.small.p99_slowdown", 1, 1),
+       ("HoL-blocked flows %", "hol_blocked_flow_ratio", 1, 100),
+       ("reordered %", "network_reordered_ratio", 2, 100), ("PAUSE frames", "pfc_pause_frames", 0, 1)]
+DECISIONS = ["lb_stats.proteus_new_flows", "lb_stats.proteus_select_noncongested",
+             "lb_stats.proteus_select_undetermined", "lb_stats.proteus_select_congested",
+             "lb_stats.proteus_rtt_reroutes", "lb_stats.proteus_subrtt_reroutes",
+             "lb_stats.proteus_subrtt_waits", "lb_stats.proteus_no_alternative"]
+
+print("# Proteus reproduction: results\n")
+print(f"Generated by `scripts/proteus_report.py {ROOT}`; mean ± 95% interval over seeds.")
+table("fig10_websearch_load", "Fig. 10: Web Search, AFCT and p99 against load", FCT)
+table("fig12_workloads", "Fig. 10-12: four workloads at load 0.6 (HoL-blocked flows: Fig. 12a; "
+      "reordering: Fig. 12b)", HOL)
+table("fig13_sensitivity", "Fig. 13 and the readings: Proteus+DCQCN, Web Search 0.6",
+      FCT[:2] + [FCT[4], FCT[5]], paired=())
+stats_table("fig10_websearch_load", "Proteus' decisions, Fig. 10 runs", DECISIONS)
+stats_table("fig12_workloads", "Proteus' decisions, four workloads", DECISIONS)
+table("motivation", "§II motivation: the victim flow f1", [
+    ("f1 FCT (us)", "by_tag.f1.afct_us", 0, 1), ("PAUSE frames", "pfc_pause_frames", 0, 1),
+    ("HoL-blocked flows", "hol_blocked_flows", 0, 1)], paired=("by_tag.f1.afct_us",))
