@@ -234,9 +234,9 @@ TEST(Burst, RejectsBadParams) {
 
 TEST(Workload, ExplicitFlowsPassThrough) {
   const std::vector<ExplicitFlow> in = {
-      {4, 5, 1'000, at_ps(300)},
-      {5, 4, 2'000, at_ps(100)},  // earlier start after a later one: order is kept
-      {1, 9, 3, at_ps(100)},
+      {4, 5, 1'000, at_ps(300), {}},
+      {5, 4, 2'000, at_ps(100), {}},  // earlier start after a later one: order is kept
+      {1, 9, 3, at_ps(100), 2},       // a pinned path passes through too
   };
   const std::vector<FlowSpec> out = generate_explicit(in, "manual");
   ASSERT_EQ(out.size(), in.size());
@@ -246,6 +246,7 @@ TEST(Workload, ExplicitFlowsPassThrough) {
     EXPECT_EQ(out[i].size_bytes, in[i].size_bytes);
     EXPECT_EQ(out[i].start, in[i].start);
     EXPECT_EQ(out[i].tag, "manual");
+    EXPECT_EQ(out[i].path, in[i].path);
   }
   EXPECT_TRUE(generate_explicit({}, "x").empty());
 
@@ -301,7 +302,7 @@ TEST_F(TraceCsvTest, RoundTripsGeneratedFlows) {
   ip.repeats = 3;
   std::vector<FlowSpec> flows = generate_incast(ip);
   for (const FlowSpec& f :
-       generate_explicit({{7, 8, 4'294'967'296'000ULL, at_ps(6'000'000)}}, "explicit")) {
+       generate_explicit({{7, 8, 4'294'967'296'000ULL, at_ps(6'000'000), {}}}, "explicit")) {
     flows.push_back(f);
   }
   std::reverse(flows.begin(), flows.end());

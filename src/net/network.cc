@@ -30,7 +30,8 @@ Network::Network(Simulator& sim, const TopologySpec& topo, const NetworkConfig& 
     }
   }
 
-  adjacency_.assign(topo.nodes.size(), {});
+  // Ports are made below in the same order, one per link end: their ids are these.
+  adjacency_ = port_adjacency(topo);
   const uint32_t quantum = cfg.wire.mtu_wire_bytes();
   const size_t switch_queues = cfg_.flow_control->switch_queues(cfg.switch_config.num_queues);
   std::shared_ptr<const SchedulerConfig> switch_scheduler = cfg_.flow_control->switch_scheduler();
@@ -45,9 +46,6 @@ Network::Network(Simulator& sim, const TopologySpec& topo, const NetworkConfig& 
         std::make_unique<EgressPort>(sim, pool_, node, idx, queues, sched.build(queues, quantum)));
   };
   for (const LinkSpec& l : topo.links) {
-    if (l.a >= nodes_.size() || l.b >= nodes_.size() || l.a == l.b)
-      throw std::invalid_argument("link " + std::to_string(l.a) + "-" + std::to_string(l.b) +
-                                  " names a missing node or is a loop");
     if (l.rate_bps <= 0) throw std::invalid_argument("link rate must be positive");
     const PortId pa = make_port(l.a);
     const PortId pb = make_port(l.b);
@@ -59,8 +57,6 @@ Network::Network(Simulator& sim, const TopologySpec& topo, const NetworkConfig& 
       nodes_[l.a]->port(pa).watch_hol_blocking(&ctx_->counters.hol_blocked_flows);
       nodes_[l.b]->port(pb).watch_hol_blocking(&ctx_->counters.hol_blocked_flows);
     }
-    adjacency_[l.a].push_back(PortPeer{l.b, pa, pb});
-    adjacency_[l.b].push_back(PortPeer{l.a, pb, pa});
   }
   ctx_->routing.build(topo_, adjacency_);
   // Most events fall within a link delay plus a frame of now: the event list's wheel should

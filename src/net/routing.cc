@@ -6,6 +6,20 @@
 
 namespace rocelab {
 
+std::vector<std::vector<PortPeer>> port_adjacency(const TopologySpec& topo) {
+  std::vector<std::vector<PortPeer>> adjacency(topo.nodes.size());
+  for (const LinkSpec& l : topo.links) {
+    if (l.a >= topo.nodes.size() || l.b >= topo.nodes.size() || l.a == l.b)
+      throw std::invalid_argument("link " + std::to_string(l.a) + "-" + std::to_string(l.b) +
+                                  " names a missing node or is a loop");
+    const PortId pa(static_cast<uint16_t>(adjacency[l.a].size()));
+    const PortId pb(static_cast<uint16_t>(adjacency[l.b].size()));
+    adjacency[l.a].push_back(PortPeer{l.b, pa, pb});
+    adjacency[l.b].push_back(PortPeer{l.a, pb, pa});
+  }
+  return adjacency;
+}
+
 void Routing::build(const TopologySpec& topo, const std::vector<std::vector<PortPeer>>& adjacency) {
   adjacency_ = &adjacency;
   nodes_ = topo.nodes.size();

@@ -21,6 +21,11 @@ struct PortPeer {
   PortId peer_port;  // port index on the peer
 };
 
+// Each node's ports with their peers, as Network numbers them (a port per link, in the
+// topology's link order): the adjacency Routing::build reads, known from the topology alone.
+// Throws std::invalid_argument for a link that names a missing node or is a loop.
+std::vector<std::vector<PortPeer>> port_adjacency(const TopologySpec& topo);
+
 class Routing {
  public:
   // adjacency[node] lists each port of the node with its peer, in port order.

@@ -109,7 +109,7 @@ void Experiment::add_flows(const std::vector<FlowSpec>& flows) {
     while (tag < tags_.size() && tags_[tag] != f.tag) ++tag;
     if (tag == tags_.size()) tags_.push_back(f.tag);
     transport_->add_flow(NodeId(f.src_host), NodeId(f.dst_host), f.size_bytes, f.start, tag,
-                         f.sport, f.dport);
+                         f.sport, f.dport, f.path);
   }
 }
 

@@ -35,13 +35,35 @@ void ensure_schemes(ScenarioConfig& c) {
   ensure_fc_params(c);
 }
 
+// The topology's routing, for workloads that name paths: built the first time one asks (it
+// costs a breadth-first search per edge switch), before the Network builds its own.
+class LazyRouting {
+ public:
+  explicit LazyRouting(const TopologySpec& topo) : topo_(topo) {}
+  const Routing& get() {
+    if (!built_) {
+      adjacency_ = port_adjacency(topo_);
+      routing_.build(topo_, adjacency_);
+      built_ = true;
+    }
+    return routing_;
+  }
+
+ private:
+  const TopologySpec& topo_;
+  std::vector<std::vector<PortPeer>> adjacency_;  // routing_ keeps a pointer to it
+  Routing routing_;
+  bool built_ = false;
+};
+
 std::vector<FlowSpec> generate(const WorkloadConfig& w, size_t index, const TopologySpec& topo,
-                               const std::vector<uint32_t>& rack, uint64_t seed) {
+                               const std::vector<uint32_t>& rack, uint64_t seed,
+                               const std::function<const Routing&()>& routing) {
   const std::string key = "workloads." + std::to_string(index);
   const auto* type = workload_registry().find(w.type);
   if (!type) throw ConfigError(key + ".type: " + not_one_of(w.type, workload_registry().names()));
   RandomStream rng(seed, "workload:" + w.name, index);
-  return type->factory.generate(w, WorkloadContext{topo, rack, key, rng});
+  return type->factory.generate(w, WorkloadContext{topo, rack, key, rng, routing});
 }
 
 }  // namespace
@@ -199,10 +221,15 @@ ExperimentSpec build_unlocated(ScenarioConfig& c) {
   spec.stop = c.stop_time > Delta::zero() ? Time::zero() + c.stop_time : Time::never();
   spec.stop_when_done = c.stop_when_done;
   const std::vector<uint32_t> rack = rack_of_hosts(spec.topology);
+  LazyRouting lazy_routing(spec.topology);
+  const std::function<const Routing&()> routing = [&]() -> const Routing& {
+    return lazy_routing.get();
+  };
   for (size_t i = 0; i < c.workloads.size(); ++i) {
     std::vector<FlowSpec> flows;
     try {
-      flows = generate(c.workloads[i], i, spec.topology, rack, static_cast<uint64_t>(c.seed));
+      flows =
+          generate(c.workloads[i], i, spec.topology, rack, static_cast<uint64_t>(c.seed), routing);
     } catch (const ConfigError&) {
       throw;
     } catch (const std::exception& e) {

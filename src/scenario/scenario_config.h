@@ -65,6 +65,7 @@ struct WorkloadConfig {
     std::string src, dst;
     int64_t size_bytes = 1000000;
     Delta start;
+    int64_t path = -1;  // a path ID to pin the flow to; -1: not pinned
   };
   std::vector<Flow> flows;
   // trace

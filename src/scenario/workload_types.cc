@@ -293,6 +293,10 @@ void describe_flows(ParamVisitor& v, WorkloadConfig& w) {
         item.text("dst", f.dst, "receiving host");
         item.bytes("size", f.size_bytes, 0, kNoLimit, "bytes");
         item.duration("start", f.start, Delta::zero(), Delta::max(), "start time");
+        item.integer("path", f.path, -1, std::numeric_limits<uint32_t>::max(),
+                     "pin the flow's data packets to this path ID between the two hosts' "
+                     "edge switches (0 .. paths - 1; in a leaf-spine, the spine), source "
+                     "routed from the host past every load balancer; -1: not pinned");
       },
       "explicit flows");
   if (v.reading()) v.require(!w.flows.empty(), "flows", "at least one flow is needed");
@@ -303,9 +307,25 @@ std::vector<FlowSpec> generate_flows_workload(const WorkloadConfig& w, const Wor
   for (size_t i = 0; i < w.flows.size(); ++i) {
     const auto& f = w.flows[i];
     const std::string k = ctx.key + ".flows." + std::to_string(i);
-    flows.push_back(ExplicitFlow{resolve_host(ctx.topo, f.src, k + ".src"),
-                                 resolve_host(ctx.topo, f.dst, k + ".dst"),
-                                 static_cast<uint64_t>(f.size_bytes), Time::zero() + f.start});
+    ExplicitFlow e{resolve_host(ctx.topo, f.src, k + ".src"),
+                   resolve_host(ctx.topo, f.dst, k + ".dst"), static_cast<uint64_t>(f.size_bytes),
+                   Time::zero() + f.start, std::nullopt};
+    if (f.path >= 0) {
+      const uint32_t src_edge = ctx.rack[e.src], dst_edge = ctx.rack[e.dst];
+      const std::string& edge_name = ctx.topo.nodes[src_edge].name;
+      if (src_edge == dst_edge)
+        throw ConfigError(k + ".path: " + f.src + " and " + f.dst +
+                          " hang off the same edge "
+                          "switch (" +
+                          edge_name + "): there is no path to pin");
+      const uint64_t paths = ctx.routing().path_count(src_edge, dst_edge);
+      if (static_cast<uint64_t>(f.path) >= paths)
+        throw ConfigError(k + ".path: " + std::to_string(f.path) + " is not a path from " +
+                          edge_name + " to " + ctx.topo.nodes[dst_edge].name + ", which has " +
+                          std::to_string(paths) + " (0 .. " + std::to_string(paths - 1) + ")");
+      e.path = static_cast<uint32_t>(f.path);
+    }
+    flows.push_back(e);
   }
   return generate_explicit(flows, w.name);
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "net/routing.h"
 #include "net/topology.h"
 #include "scenario/scenario_config.h"
 #include "sim/params.h"
@@ -22,6 +23,8 @@ struct WorkloadContext {
   const std::vector<uint32_t>& rack;  // node id -> the edge switch a host hangs off
   const std::string& key;             // "workloads.<i>": errors name their key under it
   RandomStream& rng;                  // the workload's own stream (by its name and index)
+  // The topology's routing (path IDs between edge switches), built on first use.
+  const std::function<const Routing&()>& routing;
 };
 
 struct WorkloadType {

@@ -166,10 +166,14 @@ void HermesPath::on_send(FlowId f, Packet& p) {
   std::vector<PathInfo>& paths = tables_[fs.table];
   const Time now = transport_->sim().now();
   const double rate_bps = sending_rate_bps(fs, now, p.wire_bytes);
+  // A pinned flow stays on its path: Hermes senses that path through it, never moves it.
+  // (Its table holds the first 65,534 paths: one pinned beyond is left to the transport.)
+  const std::optional<uint32_t> pin = transport_->pinned_path(f);
+  const bool pinned = pin && *pin < paths.size();
   if (fs.path == kNoPath) {  // a new flow
-    move(fs, pick_or_any(paths, kNoPath, now));
+    move(fs, pinned ? *pin : pick_or_any(paths, kNoPath, now));
     ++counters_.flows_placed;
-  } else {
+  } else if (!pinned) {
     const PathClass cls = classify(paths[fs.path], now);
     if (cls == PathClass::kFailed) {
       const uint32_t path = pick_or_any(paths, fs.path, now);

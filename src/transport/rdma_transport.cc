@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "net/source_route.h"
 #include "sim/random.h"
 
 namespace rocelab {
@@ -42,11 +43,28 @@ RdmaTransport::~RdmaTransport() {
 
 FlowId RdmaTransport::add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time start,
                                uint16_t tag, std::optional<uint16_t> sport,
-                               std::optional<uint16_t> dport) {
+                               std::optional<uint16_t> dport, std::optional<uint32_t> path) {
   if (start < sim().now())
     throw std::invalid_argument("add_flow: start " + std::to_string(start.ps) +
                                 " ps is before now (" + std::to_string(sim().now().ps) + " ps)");
   const FlowId f(static_cast<uint32_t>(flows_.size()));
+  if (path || !pinned_paths_.empty()) {
+    if (path) {
+      const Routing& r = ctx_.routing;
+      const uint32_t src_edge = r.edge_of_host(src.index()), dst_edge = r.edge_of_host(dst.index());
+      const std::string which = "add_flow: path " + std::to_string(*path) + " from host " +
+                                std::to_string(src.index()) + " to host " +
+                                std::to_string(dst.index());
+      if (src_edge == dst_edge)
+        throw std::invalid_argument(which + ": they share an edge switch, no path to pin");
+      const uint64_t paths = r.path_count(src_edge, dst_edge);
+      if (*path >= paths || *path == kNotPinned)
+        throw std::invalid_argument(which + ": their edge switches have " + std::to_string(paths) +
+                                    " paths between them");
+    }
+    pinned_paths_.resize(f.index() + 1, kNotPinned);
+    if (path) pinned_paths_[f.index()] = *path;
+  }
   Sender s;
   s.src = src;
   s.dst = dst;
@@ -337,6 +355,10 @@ PacketId RdmaTransport::pull_data(NodeId host, const EgressPort& port, Time* nex
     p.sent_time = now;
     p.first_of_flow = seq == 0 && s.high_sent == 0;
     path_->on_send(f, p);
+    // A pinned flow goes its own way whatever the policy chose (a policy that keeps
+    // per-path state, Hermes, reads the pin itself).
+    if (f.index() < pinned_paths_.size() && pinned_paths_[f.index()] != kNotPinned) [[unlikely]]
+      pin_path_from_host(p, pinned_paths_[f.index()]);
 
     ++counters_.data_packets_sent;
     counters_.payload_bytes_sent += payload;

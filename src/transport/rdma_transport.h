@@ -70,10 +70,18 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   // Registers a flow that starts at `start` (not before now: flows may be added in any
   // order, also while the simulation runs); the returned id is dense from 0. Without
   // ports, the flow gets source port 10000 + id (mod 50000) and the RoCEv2 port 4791.
-  // Flows starting at the same time start in id order. Throws std::invalid_argument for a
-  // start before now.
+  // Flows starting at the same time start in id order. With `path`, the flow's data packets
+  // are source routed from the host along that path ID between the hosts' edge switches,
+  // whatever the path policy chose (FlowSpec::path). Throws std::invalid_argument for a
+  // start before now, or a path the routing does not have between the two edges.
   FlowId add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time start, uint16_t tag = 0,
-                  std::optional<uint16_t> sport = {}, std::optional<uint16_t> dport = {});
+                  std::optional<uint16_t> sport = {}, std::optional<uint16_t> dport = {},
+                  std::optional<uint32_t> path = {});
+  // The path flow f is pinned to (add_flow's `path`), if any.
+  std::optional<uint32_t> pinned_path(FlowId f) const {
+    if (f.index() >= pinned_paths_.size() || pinned_paths_[f.index()] == kNotPinned) return {};
+    return pinned_paths_[f.index()];
+  }
   // `n` flows in all will be added: per-flow state is sized once (a million flows would
   // otherwise pass through every doubling of every per-flow vector).
   void reserve_flows(size_t n);
@@ -261,6 +269,10 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   TransportCounters counters_;
   std::vector<uint64_t> ood_histogram_ = std::vector<uint64_t>(kOodBuckets, 0);
   std::function<void(const FlowRecord&)> on_finish_;
+  // Pinned paths by flow index, kNotPinned for the others; empty until a flow is pinned
+  // (a full Sender has no room for it, and most runs pin nothing).
+  static constexpr uint32_t kNotPinned = UINT32_MAX;
+  std::vector<uint32_t> pinned_paths_;
 };
 
 }  // namespace rocelab

@@ -19,6 +19,10 @@ struct FlowSpec {
   // scenario/ns3_format.h). Unset: the transport numbers the flow itself.
   std::optional<uint16_t> sport;
   std::optional<uint16_t> dport;
+  // An end-to-end path ID between the two hosts' edge switches (Routing's mixed-radix IDs)
+  // the flow's data packets are source routed along from the host, past every switch load
+  // balancer. Unset: the path policy and the load balancers choose.
+  std::optional<uint32_t> path;
 };
 
 }  // namespace rocelab

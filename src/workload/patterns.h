@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,7 @@ struct ExplicitFlow {
   uint32_t dst = 0;
   uint64_t size_bytes = 0;
   Time start;
+  std::optional<uint32_t> path;  // FlowSpec::path (checked against the routing by the caller)
 };
 
 // The given flows, in the given order, all with `tag`. Throws std::invalid_argument naming
