@@ -15,7 +15,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from rocelab_plot import mean_ci  # noqa: E402
 
 PROTEUS = "proteus+dcqcn"
-ORDER = ["ecmp+dcqcn", "conga+dcqcn", "drill+dcqcn", "hermes+dcqcn", "mprdma", PROTEUS]
+ORDER = ["ecmp+dcqcn", "conga+dcqcn", "drill+dcqcn", "hermes+dcqcn", "mprdma", "ideal", PROTEUS,
+         "proteus-kickout", "proteus-never"]
 
 
 def load(sweep):
@@ -145,6 +146,9 @@ table("fig13_sensitivity", "Fig. 13 and the readings: Proteus+DCQCN, Web Search 
       FCT[:2] + [FCT[4], FCT[5]], paired=())
 stats_table("fig10_websearch_load", "Proteus' decisions, Fig. 10 runs", DECISIONS)
 stats_table("fig12_workloads", "Proteus' decisions, four workloads", DECISIONS)
-table("motivation", "§II motivation: the victim flow f1", [
-    ("f1 FCT (us)", "by_tag.f1.afct_us", 0, 1), ("PAUSE frames", "pfc_pause_frames", 0, 1),
-    ("HoL-blocked flows", "hol_blocked_flows", 0, 1)], paired=("by_tag.f1.afct_us",))
+for fig in (2, 3, 4, 6):
+    table(f"motivation_fig{fig}", f"§II Fig. {fig}: the victim flow f1", [
+        ("f1 FCT (us)", "by_tag.f1.afct_us", 0, 1), ("AFCT all (us)", "afct_us", 0, 1),
+        ("PAUSE frames", "pfc_pause_frames", 0, 1), ("HoL-blocked flows", "hol_blocked_flows", 0, 1)],
+        paired=("by_tag.f1.afct_us",))
+    stats_table(f"motivation_fig{fig}", f"Proteus' decisions, Fig. {fig}", DECISIONS[4:])
