@@ -57,24 +57,16 @@ void Conga::touch(Time now) {
   if (origin_ == Time::never()) origin_ = now;
 }
 
-// X decays by a factor (1 - alpha) every T_dre, applied when next read: a timer per port
-// would cost an event per period whether or not anything changed. Each step truncates
-// to whole bytes, as the register (and ConWeave-ns3's uint32) does.
-Conga::Dre& Conga::dre(PortId port, Time now) {
-  Dre& d = dre_[port.index()];
-  const int64_t epoch = (now - origin_).ps / cfg_.dre_period.ps;
-  for (int64_t steps = epoch - d.epoch; steps > 0 && d.bytes > 0; --steps)
-    d.bytes = static_cast<uint64_t>(static_cast<double>(d.bytes) * (1 - cfg_.dre_alpha));
-  d.epoch = epoch;
-  return d;
+// The shared DRE (lb/dre.h); ConWeave-ns3's uint32 register truncates as it does.
+uint64_t& Conga::dre(PortId port, Time now) {
+  return dre_[port.index()].bytes_at(now, origin_, cfg_.dre_period, cfg_.dre_alpha);
 }
 
 // The metric X / (C tau), in Q bits (§3.5). The paper's field saturates at 2^Q - 1;
 // ConWeave-ns3 keeps the unsaturated value.
 uint32_t Conga::quantise(PortId port, uint64_t bytes) const {
-  const double tau_s = cfg_.dre_period.seconds() / cfg_.dre_alpha;
-  const double ratio =
-      static_cast<double>(bytes) * 8 / (static_cast<double>(sw_.port(port).rate_bps()) * tau_s);
+  const double ratio = DiscountingRateEstimator::utilization(bytes, sw_.port(port).rate_bps(),
+                                                             cfg_.dre_period, cfg_.dre_alpha);
   const uint32_t levels = 1u << cfg_.quantization_bits;
   const double q = std::min(ratio * levels, 255.0);
   const uint32_t metric = static_cast<uint32_t>(q);
@@ -83,7 +75,7 @@ uint32_t Conga::quantise(PortId port, uint64_t bytes) const {
 
 uint32_t Conga::local_metric(PortId port) {
   if (origin_ == Time::never()) return 0;
-  return quantise(port, dre(port, sw_.now()).bytes);
+  return quantise(port, dre(port, sw_.now()));
 }
 
 // A tagged data packet is counted on each fabric link it takes and raises its CE to that
@@ -95,9 +87,9 @@ void Conga::count_bytes(const SwitchView& sw, Packet& p, PortId port) {
   if (sw.port(port).peer()->kind() != NodeKind::kSwitch) return;  // the host link
   const Time now = sw.now();
   touch(now);
-  Dre& d = dre(port, now);
-  d.bytes += p.wire_bytes;
-  tag.ce = static_cast<uint8_t>(std::max<uint32_t>(tag.ce, quantise(port, d.bytes)));
+  uint64_t& x = dre(port, now);
+  x += p.wire_bytes;
+  tag.ce = static_cast<uint8_t>(std::max<uint32_t>(tag.ce, quantise(port, x)));
 }
 
 void Conga::on_enqueue(const SwitchView& sw, Packet& p, PortId port) {
@@ -152,7 +144,7 @@ uint32_t Conga::best_path(Remote& r, std::span<const PortId> hops, uint32_t curr
     const PathMetrics& m = r.metrics[path];
     const uint32_t remote_ce = aged(m.to_updated, now) ? 0 : m.to_metric;
     const uint32_t local_ce =
-        quantise(hops[path % hops.size()], dre(hops[path % hops.size()], now).bytes);
+        quantise(hops[path % hops.size()], dre(hops[path % hops.size()], now));
     const uint32_t metric = std::max(local_ce, remote_ce);
     if (metric < best) {
       best = metric;

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "lb/dre.h"
 #include "lb/path_feedback.h"
 #include "net/load_balancer.h"
 #include "net/packet_state.h"
@@ -86,17 +87,13 @@ class Conga final : public LoadBalancer {
     FeedbackRoundRobin feedback;  // over the From-Leaf metrics
     std::vector<PathMetrics> metrics;
   };
-  struct Dre {
-    uint64_t bytes = 0;  // X (§3.5); 64 bits: X ~ rate x tau, and tau may be long
-    int64_t epoch = 0;   // decay steps applied so far
-  };
   struct Flowlet {
     Time last_seen = Time::never();
     uint32_t path = 0;
   };
 
   void touch(Time now);
-  Dre& dre(PortId port, Time now);
+  uint64_t& dre(PortId port, Time now);  // X of the port's DRE, decayed to now
   uint32_t quantise(PortId port, uint64_t bytes) const;
   void count_bytes(const SwitchView& sw, Packet& p, PortId port);
   Remote& remote(uint32_t edge_index);
@@ -114,7 +111,7 @@ class Conga final : public LoadBalancer {
   uint32_t self_ = 0;
   bool is_edge_ = false;
   Time origin_ = Time::never();  // first CONGA packet here: phase of the DRE and aging timers
-  std::vector<Dre> dre_;
+  std::vector<DiscountingRateEstimator> dre_;
   std::vector<std::unique_ptr<Remote>> remotes_;  // by edge index, made on first use
   std::vector<Flowlet> flowlets_;                 // allocated on first use
   std::vector<uint32_t> scratch_;
