@@ -211,6 +211,33 @@ workloads:
   }
 }
 
+// A burst with repeats: the burst's flows again every interval (Proteus Figs. 2 and 4).
+TEST(Scenario, BurstRepeatsEveryInterval) {
+  auto burst_flows = [](const std::string& extra) {
+    ScenarioConfig c = load_scenario_text(R"(
+topology: {type: leaf_spine, leaves: 2, spines: 2, hosts_per_leaf: 4}
+workloads:
+  - {name: b, type: burst, senders: h4..h7, receiver: h0, flows_per_sender: 2,
+     flow_size: 200KB, start: 1ms)" + extra + "}\n",
+                                          "burst.yaml");
+    return build_experiment(c).flows;
+  };
+  const std::vector<FlowSpec> once = burst_flows("");
+  const std::vector<FlowSpec> thrice = burst_flows(", repeats: 3, interval: 150us");
+  ASSERT_EQ(once.size(), 8u);
+  ASSERT_EQ(thrice.size(), 3 * once.size());
+  for (size_t i = 0; i < thrice.size(); ++i) {
+    const FlowSpec& f = thrice[i];
+    const FlowSpec& first = once[i % once.size()];
+    EXPECT_EQ(f.src_host, first.src_host);
+    EXPECT_EQ(f.dst_host, first.dst_host);
+    EXPECT_EQ(f.size_bytes, 200'000u);
+    EXPECT_EQ(f.start.ps, first.start.ps + static_cast<int64_t>(i / once.size()) * 150'000'000)
+        << i;
+  }
+  EXPECT_EQ(once[0].start.ps, 1'000'000'000);
+}
+
 // BFC Fig. 8's background: 4 long-lived flows into each host from 4 distinct senders.
 TEST(Scenario, LongLivedFlowsGiveEveryHostKDistinctSenders) {
   ScenarioConfig c = load_scenario_text(R"(

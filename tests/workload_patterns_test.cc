@@ -203,6 +203,28 @@ TEST(Burst, SenderSpacingStaggersSenders) {
   }
 }
 
+// Proteus Figs. 2 and 4: the same burst several times, `interval` apart.
+TEST(Burst, RepeatsIssueTheBurstEveryInterval) {
+  BurstParams p;
+  p.senders = {5, 6};
+  p.receiver = 1;
+  p.flows_per_sender = 2;
+  p.flow_size = 200'000;
+  p.start = at_ps(1'000'003);
+  p.sender_spacing = Delta::from_ps(7);
+  p.repeats = 3;
+  p.interval = Delta::from_ps(500'001);
+  const std::vector<FlowSpec> flows = generate_burst(p);
+  ASSERT_EQ(flows.size(), 3u * 2u * 2u);
+  for (size_t i = 0; i < flows.size(); ++i) {
+    const int64_t burst = static_cast<int64_t>(i / 4), sender = static_cast<int64_t>(i / 2 % 2);
+    EXPECT_EQ(flows[i].src_host, p.senders[static_cast<size_t>(sender)]);
+    EXPECT_EQ(flows[i].dst_host, 1u);
+    EXPECT_EQ(flows[i].size_bytes, 200'000u);
+    EXPECT_EQ(flows[i].start.ps, 1'000'003 + burst * 500'001 + sender * 7) << i;
+  }
+}
+
 TEST(Burst, RejectsBadParams) {
   BurstParams good;
   good.senders = {1, 2};
@@ -228,6 +250,20 @@ TEST(Burst, RejectsBadParams) {
   p = good;
   p.start = at_ps(-1);
   EXPECT_ERROR(std::invalid_argument, generate_burst(p), "start");
+  p = good;
+  p.repeats = 0;
+  EXPECT_ERROR(std::invalid_argument, generate_burst(p), "repeats must be >= 1");
+  p = good;
+  p.repeats = 2;
+  EXPECT_ERROR(std::invalid_argument, generate_burst(p), "interval must be > 0");
+  p.interval = Delta::from_ps(-3);
+  EXPECT_ERROR(std::invalid_argument, generate_burst(p), "interval must be > 0");
+  p.repeats = 4;  // the last burst 3 x Delta::max() on: past Time::never()
+  p.interval = Delta::max();
+  EXPECT_ERROR(std::invalid_argument, generate_burst(p), "overflows; reduce interval");
+  p.repeats = 2;
+  p.interval = Delta::from_ps(10);
+  EXPECT_EQ(generate_burst(p).size(), 12u);
 }
 
 // ---------------------------------------------------------------- explicit

@@ -239,6 +239,12 @@ void describe_burst(ParamVisitor& v, WorkloadConfig& w) {
   v.bytes("flow_size", w.flow_size, 1, kNoLimit, "bytes per flow (FLB §2: 64 KB)");
   v.duration("sender_spacing", w.sender_spacing, Delta::zero(), Delta::max(),
              "stagger between consecutive senders");
+  v.count("repeats", w.repeats, 1, 1000000,
+          "how many times the burst is issued (Proteus Figs. 2, 4: 5 bursts)");
+  v.duration("interval", w.interval, Delta::zero(), Delta::max(),
+             "between the starts of consecutive bursts (burst k at start + k x interval)");
+  v.require(w.repeats == 1 || w.interval > Delta::zero(), "interval",
+            "repeats need a positive interval");
 }
 
 std::vector<FlowSpec> generate_burst_workload(const WorkloadConfig& w, const WorkloadContext& ctx) {
@@ -249,9 +255,12 @@ std::vector<FlowSpec> generate_burst_workload(const WorkloadConfig& w, const Wor
   p.flow_size = static_cast<uint64_t>(w.flow_size);
   p.start = Time::zero() + w.start;
   p.sender_spacing = w.sender_spacing;
+  p.repeats = w.repeats;
+  p.interval = w.interval;
   p.tag = w.name;
-  if (static_cast<double>(p.senders.size()) * p.flows_per_sender > 5e7)
-    throw ConfigError(ctx.key + ".flows_per_sender: more than 50 million flows is refused");
+  if (static_cast<double>(p.senders.size()) * p.flows_per_sender * p.repeats > 5e7)
+    throw ConfigError(ctx.key + (p.repeats > 1 ? ".repeats" : ".flows_per_sender") +
+                      ": more than 50 million flows is refused");
   return generate_burst(p);
 }
 
@@ -374,7 +383,8 @@ const Registry<WorkloadType>& workload_registry() {
     r.add("long_lived",
           "k flows into every host from k distinct random senders, all at once (BFC Fig. 8)",
           {describe_long_lived, generate_long_lived_workload});
-    r.add("burst", "each sender starts k flows of size s to one receiver at t",
+    r.add("burst",
+          "each sender starts k flows of size s to one receiver at t, repeated at an interval",
           {describe_burst, generate_burst_workload});
     r.add("flows", "explicit flows", {describe_flows, generate_flows_workload});
     r.add("trace", "a flow trace: CSV, or an HPCC/ConWeave ns-3 flow file",

@@ -81,16 +81,24 @@ std::vector<FlowSpec> generate_burst(const BurstParams& params) {
   check_senders(kName, params.senders, params.receiver);
   check(params.flows_per_sender >= 1, kName, "flows_per_sender must be >= 1");
   check(params.flow_size >= 1, kName, "flow_size must be >= 1 byte");
-  check_schedule(kName, params.start, params.sender_spacing, params.senders.size(),
-                 "sender_spacing");
+  check(params.repeats >= 1, kName, "repeats must be >= 1");
+  check(params.repeats == 1 || params.interval > Delta::zero(), kName,
+        "interval must be > 0 when repeats > 1 (got repeats=" + std::to_string(params.repeats) +
+            ", interval=" + std::to_string(params.interval.ps) + " ps)");
+  check_schedule(kName, params.start, params.interval, params.repeats, "interval");
+  const Time last_burst = params.start + params.interval * (params.repeats - 1);
+  check_schedule(kName, last_burst, params.sender_spacing, params.senders.size(), "sender_spacing");
 
   std::vector<FlowSpec> flows;
-  flows.reserve(params.senders.size() * params.flows_per_sender);
-  for (size_t i = 0; i < params.senders.size(); ++i) {
-    const Time t = params.start + params.sender_spacing * static_cast<int64_t>(i);
-    for (uint32_t k = 0; k < params.flows_per_sender; ++k) {
-      flows.push_back(FlowSpec{
-          params.senders[i], params.receiver, params.flow_size, t, params.tag, {}, {}, {}});
+  flows.reserve(params.repeats * params.senders.size() * params.flows_per_sender);
+  for (uint32_t r = 0; r < params.repeats; ++r) {
+    const Time burst = params.start + params.interval * r;
+    for (size_t i = 0; i < params.senders.size(); ++i) {
+      const Time t = burst + params.sender_spacing * static_cast<int64_t>(i);
+      for (uint32_t k = 0; k < params.flows_per_sender; ++k) {
+        flows.push_back(FlowSpec{
+            params.senders[i], params.receiver, params.flow_size, t, params.tag, {}, {}, {}});
+      }
     }
   }
   return flows;

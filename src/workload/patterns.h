@@ -44,11 +44,16 @@ struct BurstParams {
   // Sender i (0-based position in senders) starts its flows at start + i * sender_spacing;
   // zero starts them all together. Never negative.
   Delta sender_spacing = Delta::zero();
+  // The burst is issued `repeats` times (>= 1), burst k at start + k * interval (interval >
+  // 0 when repeats > 1): Proteus Figs. 2 and 4's "5 bursts intermittently".
+  uint32_t repeats = 1;
+  Delta interval = Delta::zero();
   std::string tag = "burst";
 };
 
-// senders.size() * flows_per_sender flows, grouped by sender in the order of senders (so
-// ordered by start). Throws std::invalid_argument on bad parameters.
+// repeats * senders.size() * flows_per_sender flows, by burst, then grouped by sender in
+// the order of senders (so ordered by start when interval covers a burst's sender
+// stagger). Throws std::invalid_argument on bad parameters.
 std::vector<FlowSpec> generate_burst(const BurstParams& params);
 
 struct ExplicitFlow {
