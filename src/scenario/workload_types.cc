@@ -323,10 +323,8 @@ std::vector<FlowSpec> generate_flows_workload(const WorkloadConfig& w, const Wor
       const uint32_t src_edge = ctx.rack[e.src], dst_edge = ctx.rack[e.dst];
       const std::string& edge_name = ctx.topo.nodes[src_edge].name;
       if (src_edge == dst_edge)
-        throw ConfigError(k + ".path: " + f.src + " and " + f.dst +
-                          " hang off the same edge "
-                          "switch (" +
-                          edge_name + "): there is no path to pin");
+        throw ConfigError(k + ".path: " + f.src + " and " + f.dst + " hang off the same " +
+                          "edge switch (" + edge_name + "): there is no path to pin");
       const uint64_t paths = ctx.routing().path_count(src_edge, dst_edge);
       if (static_cast<uint64_t>(f.path) >= paths)
         throw ConfigError(k + ".path: " + std::to_string(f.path) + " is not a path from " +
