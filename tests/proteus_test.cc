@@ -157,6 +157,58 @@ TEST(ProteusAlg2, LeavesALongPauseAndTheKickOutLastsUntilTheResume) {
   EXPECT_LT(better.fct_us, never.fct_us - 100);
 }
 
+// A 3-tier fat-tree: a switch past the source edge that still has a choice (the source
+// pod's aggregation switch) reroutes a pinned packet whose next hop is paused to an
+// alternative sharing the path so far (Alg. 2 "at the downstream switches").
+double downstream_fct_us(const std::string& subrtt, double* downstream_reroutes) {
+  ExperimentSpec spec;
+  FatTreeParams ft;  // 4 pods, 2 edge + 2 aggregation switches each, 4 cores: 4 paths
+  spec.topology = fat_tree(ft);
+  spec.lb = "proteus";
+  spec.cc = "none";
+  auto cfg = std::make_shared<ProteusSchemeConfig>();
+  cfg->cfg.subrtt = subrtt;
+  spec.lb_config = cfg;
+  spec.flows.push_back(test::flow(0, 4, 2 * 1000 * 1000));  // pod 0 -> pod 1
+  Experiment exp(spec);
+  Network& net = exp.network();
+  exp.run(Time{Delta::from_us(10).ps});
+  // Pause, for 300 us, every aggregation-to-core port of pod 0 the flow is using.
+  std::vector<EgressPort*> paused;
+  for (const char* agg : {"agg0", "agg1"}) {
+    Switch& sw = net.switch_at(NodeId(net.topology().find(agg)));
+    for (size_t i = 0; i < sw.port_count(); ++i) {
+      EgressPort& port = sw.port(PortId(static_cast<uint16_t>(i)));
+      const std::string& peer = net.topology().nodes[port.peer()->id().index()].name;
+      if (peer.rfind("core", 0) == 0 && port.counters().tx_data_packets > 0)
+        paused.push_back(&port);
+    }
+  }
+  EXPECT_EQ(paused.size(), 1u) << "the flow should leave pod 0 by one core link";
+  for (EgressPort* port : paused)
+    for (size_t q = 0; q < port->num_queues(); ++q) port->set_paused(q, true);
+  exp.run(Time{Delta::from_us(310).ps});
+  for (EgressPort* port : paused) {
+    for (size_t q = 0; q < port->num_queues(); ++q) port->set_paused(q, false);
+    port->kick();
+  }
+  test::run_checked(exp);
+  EXPECT_EQ(net.counters().drops, 0u);
+  *downstream_reroutes = test::lb_stat(exp, "proteus_downstream_reroutes");
+  return exp.transport().records()[0].fct().us();
+}
+
+TEST(ProteusScenario, RerouteDownstreamInAFatTree) {
+  double better_moves = 0, never_moves = 0;
+  const double better = downstream_fct_us("better_late", &better_moves);
+  const double never = downstream_fct_us("never", &never_moves);
+  std::printf("fat-tree: better_late %.0f us (%.0f downstream reroutes), never %.0f us\n", better,
+              better_moves, never);
+  EXPECT_GT(better_moves, 10);
+  EXPECT_EQ(never_moves, 0);
+  EXPECT_LT(better, never - 100);
+}
+
 // The invariants under PFC on a loaded fabric: nothing dropped, every flow done, the run
 // repeatable to the byte; and the telemetry loop closed (every report sent is read).
 TEST(ProteusScenario, InvariantsAndRepeatability) {
