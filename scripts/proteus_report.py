@@ -144,6 +144,16 @@ table("fig12_workloads", "Fig. 10-12: four workloads at load 0.6 (HoL-blocked fl
       "reordering: Fig. 12b)", HOL)
 table("fig13_sensitivity", "Fig. 13 and the readings: Proteus+DCQCN, Web Search 0.6",
       FCT[:2] + [FCT[4], FCT[5]], paired=())
+TESTBED = [("AFCT (us)", "afct_us", 0, 1), ("AFCT <100KB (us)", "by_size.small.afct_us", 1, 1),
+           ("AFCT >1MB (us)", "by_size.large.afct_us", 0, 1), ("p99 FCT (us)", "p99_fct_us", 0, 1),
+           ("reordered %", "network_reordered_ratio", 2, 100),
+           ("PAUSE frames", "pfc_pause_frames", 0, 1)]
+table("fig8_testbed_load", "Fig. 8: testbed, Web Search against load (spines = 8: literal "
+      "reading; 2: CONGA's testbed)", TESTBED)
+table("fig9_link_speed", "Fig. 9a-b: testbed, load 0.7, against the link speed", TESTBED)
+table("fig5_pfc", "Fig. 5: prior schemes with and without PFC, load 0.7 (selective repeat)",
+      [("AFCT (us)", "afct_us", 0, 1), ("p99 FCT (us)", "p99_fct_us", 0, 1),
+       ("drops", "drops", 0, 1), ("PAUSE frames", "pfc_pause_frames", 0, 1)], paired=())
 stats_table("fig10_websearch_load", "Proteus' decisions, Fig. 10 runs", DECISIONS)
 stats_table("fig12_workloads", "Proteus' decisions, four workloads", DECISIONS)
 for fig in (2, 3, 4, 6):
