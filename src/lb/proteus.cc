@@ -13,7 +13,7 @@ namespace rocelab {
 
 namespace {
 const std::array<std::string, 3> kSubRtt = {"better_late", "immediate", "never"};
-const std::array<std::string, 2> kRttReroute = {"every_packet", "when_not_noncongested"};
+const std::array<std::string, 3> kRttReroute = {"every_packet", "when_not_noncongested", "never"};
 constexpr uint32_t kMaxPaths = 4096;  // 12-bit path IDs (§IV-A)
 constexpr int64_t kNoAlternativeDelay = INT64_MAX / 4;
 }  // namespace
@@ -45,8 +45,9 @@ void ProteusSchemeConfig::describe(ParamVisitor& v) {
          "t_td loses the sojourn time at every switch (CST, §III-A-2); false: only where the "
          "packet waited through a pause (Alg. 2 lines 5-7)");
   v.choice("rtt_reroute", cfg.rtt_reroute, kRttReroute,
-           "when Alg. 1 may move an existing flow: every_packet (the algorithm) or "
-           "when_not_noncongested (the prose: \"the current path is congested\")");
+           "when Alg. 1 may move an existing flow: every_packet (the algorithm), "
+           "when_not_noncongested (the prose: \"the current path is congested\"), or never (an "
+           "ablation: what RTT-level rerouting is worth)");
 }
 
 std::unique_ptr<LoadBalancer> ProteusSchemeConfig::build(const SwitchView& sw) const {
@@ -66,7 +67,9 @@ Proteus::Proteus(const SwitchView& sw, const ProteusConfig& cfg)
       is_edge_(sw.is_edge()),
       subrtt_(static_cast<uint8_t>(std::find(kSubRtt.begin(), kSubRtt.end(), cfg.subrtt) -
                                    kSubRtt.begin())),
-      reroute_every_packet_(cfg.rtt_reroute == kRttReroute[0]),
+      rtt_reroute_(
+          static_cast<uint8_t>(std::find(kRttReroute.begin(), kRttReroute.end(), cfg.rtt_reroute) -
+                               kRttReroute.begin())),
       table_(cfg.hardware_table, cfg.hardware_entries, cfg.flow_timeout) {
   if (!is_edge_) return;
   const Routing& r = sw.routing();
@@ -271,8 +274,9 @@ uint32_t Proteus::rtt_level_choice(Pair& pr, FlowEntry& e, bool fresh_flow, Time
     return path;
   }
   const uint32_t current = e.path;
+  if (rtt_reroute_ == 2) return current;
   const int64_t current_delay = fresh(pr, current, now) ? pr.delay_ps[current] : pr.base_ps;
-  if (!reroute_every_packet_ &&
+  if (rtt_reroute_ == 1 &&
       classify(current_delay, fresh(pr, current, now) ? pr.util_permille[current] / 1000.0 : 0,
                pr.rtt_low_ps, cfg_.util_full) == PathClass::kNonCongested)
     return current;

@@ -45,7 +45,7 @@ struct ProteusConfig {
   std::string subrtt = "better_late";
   bool sojourn_at_every_hop = true;  // CST over every switch (§III-A-2) vs Alg. 2 lines 5-7
   // Alg. 1's else branch: on every packet (the algorithm) or only when the current path is
-  // not non-congested (the prose: "or the current path is congested").
+  // not non-congested (the prose: "or the current path is congested"); never: an ablation.
   std::string rtt_reroute = "every_packet";
 };
 
@@ -182,8 +182,8 @@ class Proteus final : public LoadBalancer, public EventHandler {
   uint32_t handler_;
   uint32_t self_;
   bool is_edge_;
-  uint8_t subrtt_;  // 0 better_late, 1 immediate, 2 never
-  bool reroute_every_packet_;
+  uint8_t subrtt_;       // 0 better_late, 1 immediate, 2 never
+  uint8_t rtt_reroute_;  // 0 every_packet, 1 when_not_noncongested, 2 never
   EdgeFlowTable<FlowEntry> table_;
   std::vector<std::unique_ptr<Pair>> pairs_;
   // Destination side: the period's data bytes per ingress port, and the pairs touched.
