@@ -154,6 +154,9 @@ table("fig9_link_speed", "Fig. 9a-b: testbed, load 0.7, against the link speed",
 table("fig5_pfc", "Fig. 5: prior schemes with and without PFC, load 0.7 (selective repeat)",
       [("AFCT (us)", "afct_us", 0, 1), ("p99 FCT (us)", "p99_fct_us", 0, 1),
        ("drops", "drops", 0, 1), ("PAUSE frames", "pfc_pause_frames", 0, 1)], paired=())
+table("fig10_link_delay", "Fig. 10 sensitivity: Web Search 0.8 with 5 us links", FCT)
+table("fig10_attribution", "What Alg. 1's rerouting does (Web Search)", FCT[:4] + [FCT[5]])
+stats_table("fig10_attribution", "Proteus' decisions, attribution runs", DECISIONS)
 stats_table("fig10_websearch_load", "Proteus' decisions, Fig. 10 runs", DECISIONS)
 stats_table("fig12_workloads", "Proteus' decisions, four workloads", DECISIONS)
 for fig in (2, 3, 4, 6):
