@@ -299,6 +299,10 @@ uint32_t Proteus::rtt_level_choice(Pair& pr, FlowEntry& e, bool fresh_flow, Time
   if (!any_active) return current;
   const uint32_t path = select_path(views_, allowed_, rng_);  // line 8
   ++rtt_reroutes_;
+  if (pr.last_move_path == path && now - pr.last_move_at < period_)
+    ++moves_same_path_within_period_;
+  pr.last_move_path = path;
+  pr.last_move_at = now;
   rank_alternatives(pr, path, e);
   return path;
 }
@@ -553,6 +557,8 @@ void Proteus::add_stats(std::vector<Stat>& out) const {
   out.push_back({"proteus_select_congested", static_cast<double>(selected_[2])});
   out.push_back(
       {"proteus_new_flows_same_path_within_period", static_cast<double>(same_path_within_period_)});
+  out.push_back({"proteus_rtt_reroutes_same_path_within_period",
+                 static_cast<double>(moves_same_path_within_period_)});
   out.push_back({"proteus_rtt_reroutes", static_cast<double>(rtt_reroutes_)});
   out.push_back({"proteus_subrtt_reroutes", static_cast<double>(subrtt_reroutes_)});
   out.push_back({"proteus_downstream_reroutes", static_cast<double>(downstream_reroutes_)});

@@ -156,6 +156,8 @@ class Proteus final : public LoadBalancer, public EventHandler {
     // The previous new flow's path and time (reported: how often new flows herd).
     uint32_t last_new_path = UINT32_MAX;
     Time last_new_at = Time::never();
+    uint32_t last_move_path = UINT32_MAX;  // and the previous Alg. 1 move's
+    Time last_move_at = Time::never();
   };
 
   Pair& pair(uint32_t edge_index);
@@ -195,7 +197,7 @@ class Proteus final : public LoadBalancer, public EventHandler {
   std::vector<ProteusPathView> views_;
   std::vector<uint8_t> allowed_;
   uint64_t new_flows_ = 0, rtt_reroutes_ = 0, subrtt_reroutes_ = 0, subrtt_waits_ = 0;
-  uint64_t same_path_within_period_ = 0;
+  uint64_t same_path_within_period_ = 0, moves_same_path_within_period_ = 0;
   uint64_t downstream_reroutes_ = 0, kickouts_ = 0, no_alternative_ = 0;
   std::array<uint64_t, 3> selected_{};
   uint64_t feedback_sent_ = 0, feedback_received_ = 0;
