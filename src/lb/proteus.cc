@@ -70,7 +70,8 @@ Proteus::Proteus(const SwitchView& sw, const ProteusConfig& cfg)
       rtt_reroute_(
           static_cast<uint8_t>(std::find(kRttReroute.begin(), kRttReroute.end(), cfg.rtt_reroute) -
                                kRttReroute.begin())),
-      table_(cfg.hardware_table, cfg.hardware_entries, cfg.flow_timeout) {
+      // Only edge switches keep flows (§IV-C): elsewhere the table stays at its minimum.
+      table_(cfg.hardware_table && sw.is_edge(), cfg.hardware_entries, cfg.flow_timeout) {
   if (!is_edge_) return;
   const Routing& r = sw.routing();
   pairs_.resize(r.edge_switches().size());
