@@ -83,6 +83,34 @@ struct PauseRun {
   uint32_t path_before = 0, path_after = 0;
 };
 
+// The RTT-level signals end to end: a line-rate flow's path is reported by the destination
+// edge as fully used with no queueing (Table II row 2: non-congested), the idle path not at
+// all (idle: base delay, no load).
+TEST(ProteusSignals, ALineRatePathIsFullAndUnqueuedTheOtherIdle) {
+  ExperimentSpec spec;
+  spec.topology = test::small_leaf_spine(2, 2, 2);
+  spec.lb = "proteus";
+  spec.cc = "none";
+  spec.flows.push_back(test::flow(0, 2, 10 * 1000 * 1000));
+  Experiment exp(spec);
+  Network& net = exp.network();
+  const NodeId leaf0(net.topology().find("leaf0")), leaf1(net.topology().find("leaf1"));
+  exp.run(Time{Delta::from_us(200).ps});
+  auto& pr = static_cast<Proteus&>(*net.switch_at(leaf0).load_balancer());
+  const auto views = pr.path_views(leaf1.index());
+  const int64_t base = pr.base_delay_ps(leaf1.index());
+  ASSERT_EQ(views.size(), 2u);
+  const uint32_t used = views[0].util > views[1].util ? 0 : 1;
+  EXPECT_GT(views[used].util, 0.9);
+  EXPECT_LE(views[used].util, 1.0);
+  EXPECT_GE(views[used].delay_ps, base);
+  EXPECT_LT(views[used].delay_ps, base + 500 * 1000) << "no queue on a line-rate path";
+  EXPECT_EQ(views[used].cls, PathClass::kNonCongested);
+  EXPECT_EQ(views[1 - used].util, 0.0);
+  EXPECT_EQ(views[1 - used].delay_ps, base);
+  EXPECT_GT(test::lb_stat(exp, "proteus_feedback_received"), 10);
+}
+
 // leaf0 -> leaf1 over four spines, no congestion control, one 4 MB flow A (host 0 -> 8).
 // The three other paths are reported 10 us slower and fully used (congested) and kept so
 // (reports never expire); A's path is unmeasured, so idle: A takes it, and its tolerable
