@@ -1,5 +1,7 @@
 #include "lb/flb.h"
 
+#include "lb/edge_paths.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -145,9 +147,9 @@ Flb::Pair& Flb::pair(uint32_t edge_index) {
   p.dst_switch = r.edge_switches()[edge_index];
   const uint32_t self = sw_.id().index();
   if (p.dst_switch != self) {
-    p.paths = static_cast<uint16_t>(std::min<uint64_t>(r.path_count(self, p.dst_switch), 32767));
-    const auto hops = r.next_hops(self, p.dst_switch);
-    for (uint16_t i = 0; i < p.paths; ++i) p.first_hop.push_back(hops[i % hops.size()]);
+    EdgePaths ep = edge_paths(sw_, p.dst_switch, 32767);
+    p.paths = static_cast<uint16_t>(ep.paths);
+    p.first_hop = std::move(ep.first_hop);
     // Isolation sets and their scratch grow to at most the path count: take it now, not
     // at the first congestion that needs it.
     p.iso_paths.reserve(p.paths);
@@ -155,11 +157,8 @@ Flb::Pair& Flb::pair(uint32_t edge_index) {
     if (scratch_touched_.capacity() < pairs_.size()) scratch_touched_.reserve(pairs_.size());
     // Base RTT: host to host over path 0 and back, each link taken as this switch's uplink
     // (delay + one MTU frame); the probe interval is two of them (FLB §3.1).
-    const size_t links = r.path_nodes(self, p.dst_switch, 0).size() + 1;
-    const EgressPort& up = sw_.port(hops[0]);
-    const Delta per_link =
-        up.delay() + serialization_delay(sw_.wire().mtu_wire_bytes(), up.rate_bps());
-    const Delta base_rtt = per_link * static_cast<int64_t>(2 * links);
+    const int64_t links = ep.switch_links + 2;
+    const Delta base_rtt = ep.per_link * (2 * links);
     p.probe_interval = cfg_.probe_interval > Delta::zero() ? cfg_.probe_interval : base_rtt * 2;
   } else {
     p.first_hop.push_back(PortId(0));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "lb/edge_paths.h"
 #include "net/flow_control.h"
 #include "net/node.h"
 #include "net/source_route.h"
@@ -100,18 +101,13 @@ Proteus::Pair& Proteus::pair(uint32_t edge_index) {
   const Routing& r = sw_.routing();
   pr.dst_switch = r.edge_switches()[edge_index];
   if (pr.dst_switch != self_) {
-    pr.paths =
-        static_cast<uint32_t>(std::min<uint64_t>(r.path_count(self_, pr.dst_switch), kMaxPaths));
-    const auto hops = r.next_hops(self_, pr.dst_switch);
-    for (uint32_t i = 0; i < pr.paths; ++i) pr.first_hop.push_back(hops[i % hops.size()]);
-    // Base delays from this switch's uplink (delay + one MTU frame per link): edge to edge
-    // is what the destination measures; RTT_low is stated on the host-to-host delay.
-    const int64_t links = static_cast<int64_t>(r.path_nodes(self_, pr.dst_switch, 0).size()) - 1;
-    const EgressPort& up = sw_.port(hops[0]);
-    const Delta per_link =
-        up.delay() + serialization_delay(sw_.wire().mtu_wire_bytes(), up.rate_bps());
-    pr.base_ps = (per_link * links).ps;
-    const int64_t host_base_ps = (per_link * (links + 2)).ps;
+    EdgePaths ep = edge_paths(sw_, pr.dst_switch, kMaxPaths);
+    pr.paths = ep.paths;
+    pr.first_hop = std::move(ep.first_hop);
+    // Edge to edge is what the destination measures; RTT_low is stated on the host-to-host
+    // delay.
+    pr.base_ps = (ep.per_link * ep.switch_links).ps;
+    const int64_t host_base_ps = (ep.per_link * (ep.switch_links + 2)).ps;
     const int64_t allowance =
         cfg_.rtt_low_allowance > Delta::zero()
             ? cfg_.rtt_low_allowance.ps
