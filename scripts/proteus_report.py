@@ -157,6 +157,9 @@ table("fig5_pfc", "Fig. 5: prior schemes with and without PFC, load 0.7 (selecti
 table("fig10_link_delay", "Fig. 10 sensitivity: Web Search 0.8 with 5 us links", FCT)
 table("fig10_attribution", "What Alg. 1's rerouting does (Web Search)", FCT[:4] + [FCT[5]])
 stats_table("fig10_attribution", "Proteus' decisions, attribution runs", DECISIONS)
+table("fig12_attribution", "Where the reordering and HoL blocking come from (Web Server 0.6)",
+      HOL, paired=("afct_us",))
+stats_table("fig12_attribution", "Proteus' decisions, Web Server attribution", DECISIONS)
 stats_table("fig10_websearch_load", "Proteus' decisions, Fig. 10 runs", DECISIONS)
 stats_table("fig12_workloads", "Proteus' decisions, four workloads", DECISIONS)
 for fig in (2, 3, 4, 6):

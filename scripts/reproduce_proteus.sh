@@ -14,7 +14,7 @@ scripts/build-release.sh >/dev/null
 R=build/release/rocelab
 OUT=${ROCELAB_PROTEUS_OUT:-runs/proteus}
 MOTIVATION="motivation_fig2 motivation_fig3 motivation_fig4 motivation_fig6"
-ALL="$MOTIVATION fig5_pfc fig8_testbed_load fig9_link_speed fig10_websearch_load
+ALL="$MOTIVATION fig5_pfc fig8_testbed_load fig9_link_speed fig10_websearch_load fig12_attribution
      fig10_attribution fig10_link_delay fig12_workloads fig13_sensitivity"
 FLB="fig8_websearch_proteus fig16_incast_proteus fig15_sr_fabricload_proteus fig17_fattree_proteus"
 seeds=()
