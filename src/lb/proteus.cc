@@ -356,6 +356,12 @@ PortId Proteus::sub_rtt_at_source(Pair& pr, FlowEntry& e, Packet& p, Tag& tag,
       tag.state |= kWaited;
     } else if (chosen == UINT32_MAX) {
       ++no_alternative_;  // "the packet will not switch path, which rarely occurs"
+      // Reported: none of the alternatives leaves by another uplink (in a fat-tree several
+      // paths share each first hop, and the alternatives are ranked by class, not by hop).
+      bool other_uplink = false;
+      for (uint32_t k = 0; k < e.alt_count; ++k)
+        other_uplink |= pr.first_hop[e.alt[k]] != pr.first_hop[e.path];
+      if (!other_uplink) ++no_alternative_same_uplink_;
     } else {
       // Line 10: kick out the paused path until its queue resumes; the flow follows the
       // rerouted packet (the 2-bit status marks its initial path invalid, §IV-A).
@@ -562,6 +568,8 @@ void Proteus::add_stats(std::vector<Stat>& out) const {
   out.push_back({"proteus_subrtt_waits", static_cast<double>(subrtt_waits_)});
   out.push_back({"proteus_kickouts", static_cast<double>(kickouts_)});
   out.push_back({"proteus_no_alternative", static_cast<double>(no_alternative_)});
+  out.push_back(
+      {"proteus_no_alternative_same_uplink", static_cast<double>(no_alternative_same_uplink_)});
   out.push_back({"proteus_feedback_sent", static_cast<double>(feedback_sent_)});
   out.push_back({"proteus_feedback_received", static_cast<double>(feedback_received_)});
   if (!is_edge_) return;
