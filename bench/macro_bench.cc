@@ -35,6 +35,7 @@
 #include "scenario/experiment.h"
 #include "scenario/scenario_build.h"
 #include "scenario/scenario_config.h"
+#include "scenario/version.h"
 #include "stats/fct_summary.h"
 #include "workload/flow_size_cdf.h"
 #include "workload/poisson.h"
@@ -391,7 +392,7 @@ int main(int argc, char** argv) {
 
     if (!json_path.empty()) {
       nlohmann::json j;
-      j["version"] = ROCELAB_VERSION;
+      j["version"] = rocelab_version();
       j["case"] = bench_case->name;
       j["scenario"] = setup.scenario;
       j["preset"] = setup.preset;

@@ -1,11 +1,14 @@
 #include "scenario/results.h"
 
+#include "scenario/version.h"
+
 #include <filesystem>
 #include <fstream>
 #include <map>
 
 #include "scenario/ns3_format.h"
 #include "scenario/text_lines.h"
+#include "scenario/version.h"
 #include "stats/fct_summary.h"
 
 namespace rocelab {
@@ -167,7 +170,7 @@ nlohmann::json make_summary(const ScenarioConfig& c, Experiment& exp, const RunS
   j["wall_s"] = st.wall_s;
   j["events_per_s"] = st.wall_s > 0 ? static_cast<double>(st.events) / st.wall_s : 0.0;
   j["seed"] = c.seed;
-  j["version"] = ROCELAB_VERSION;
+  j["version"] = rocelab_version();
   j["scheme"] = c.lb + "+" + c.cc + "+" + c.fc;
   j["complete"] = complete;
   return j;
@@ -215,7 +218,7 @@ void write_run_dir(const std::string& dir, ScenarioConfig& c, Experiment& exp,
   std::filesystem::create_directories(dir);
   std::ofstream(dir + "/summary.json") << summary.dump(2) << '\n';
   std::ofstream resolved(dir + "/config.resolved.yaml");
-  resolved << "# rocelab " << ROCELAB_VERSION << ": every parameter of this run; "
+  resolved << "# rocelab " << rocelab_version() << ": every parameter of this run; "
            << "`rocelab run` on this file repeats it.\n";
   // Values the run derived from the configuration (FLB Appendix A's threshold range).
   const auto& lb = summary["lb_stats"];
