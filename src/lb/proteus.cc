@@ -99,9 +99,9 @@ Proteus::Pair& Proteus::pair(uint32_t edge_index) {
   slot = std::make_unique<Pair>();
   Pair& pr = *slot;
   const Routing& r = sw_.routing();
-  pr.dst_switch = r.edge_switches()[edge_index];
-  if (pr.dst_switch != self_) {
-    EdgePaths ep = edge_paths(sw_, pr.dst_switch, kMaxPaths);
+  const uint32_t dst_switch = r.edge_switches()[edge_index];
+  if (dst_switch != self_) {
+    EdgePaths ep = edge_paths(sw_, dst_switch, kMaxPaths);
     pr.paths = ep.paths;
     pr.first_hop = std::move(ep.first_hop);
     // Edge to edge is what the destination measures; RTT_low is stated on the host-to-host
@@ -113,7 +113,6 @@ Proteus::Pair& Proteus::pair(uint32_t edge_index) {
             ? cfg_.rtt_low_allowance.ps
             : static_cast<int64_t>(cfg_.rtt_low_factor * static_cast<double>(host_base_ps));
     pr.rtt_low_ps = pr.base_ps + allowance;
-    max_paths_ = std::max<uint64_t>(max_paths_, pr.paths);
   } else {
     pr.first_hop.push_back(PortId(0));
   }
@@ -272,25 +271,27 @@ uint32_t Proteus::rtt_level_choice(Pair& pr, FlowEntry& e, bool fresh_flow, Time
   }
   const uint32_t current = e.path;
   if (rtt_reroute_ == 2) return current;
-  const int64_t current_delay = fresh(pr, current, now) ? pr.delay_ps[current] : pr.base_ps;
+  const bool current_known = fresh(pr, current, now);
+  const int64_t current_delay = current_known ? pr.delay_ps[current] : pr.base_ps;
   if (rtt_reroute_ == 1 &&
-      classify(current_delay, fresh(pr, current, now) ? pr.util_permille[current] / 1000.0 : 0,
-               pr.rtt_low_ps, cfg_.util_full) == PathClass::kNonCongested)
+      classify(current_delay, current_known ? pr.util_permille[current] / 1000.0 : 0, pr.rtt_low_ps,
+               cfg_.util_full) == PathClass::kNonCongested)
     return current;
   // Lines 6-7: paths faster than the current one by less than the packet gap. A path
   // without a current report has no known delay and cannot be shown to keep order.
   const Delta gap = now - e.last_seen;
-  bool any = false;
-  for (uint32_t i = 0; i < pr.paths && !any; ++i)
-    any =
-        i != current && fresh(pr, i, now) && faster_within_gap(current_delay, pr.delay_ps[i], gap);
+  auto qualifies = [&](uint32_t i) {
+    return i != current && fresh(pr, i, now) &&
+           faster_within_gap(current_delay, pr.delay_ps[i], gap);
+  };
+  bool any = false;  // the common case, checked before the views are built
+  for (uint32_t i = 0; i < pr.paths && !any; ++i) any = qualifies(i);
   if (!any) return current;  // line 10
   refresh_views(pr, now);
   allowed_.assign(pr.paths, 0);
   bool any_active = false;
   for (uint32_t i = 0; i < pr.paths; ++i) {
-    allowed_[i] = i != current && fresh(pr, i, now) &&
-                  faster_within_gap(current_delay, pr.delay_ps[i], gap) && views_[i].active;
+    allowed_[i] = qualifies(i) && views_[i].active;
     any_active |= allowed_[i] != 0;
   }
   if (!any_active) return current;

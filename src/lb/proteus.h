@@ -134,7 +134,6 @@ class Proteus final : public LoadBalancer, public EventHandler {
   };
 
   struct Pair {  // toward one other edge switch
-    uint32_t dst_switch = 0;
     uint32_t paths = 1;
     std::vector<PortId> first_hop;
     int64_t base_ps = 0;     // edge-to-edge one-way base delay
@@ -202,7 +201,6 @@ class Proteus final : public LoadBalancer, public EventHandler {
   uint64_t downstream_reroutes_ = 0, kickouts_ = 0, no_alternative_ = 0;
   std::array<uint64_t, 3> selected_{};
   uint64_t feedback_sent_ = 0, feedback_received_ = 0;
-  uint64_t max_paths_ = 1;
 };
 
 }  // namespace rocelab
