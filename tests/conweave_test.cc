@@ -11,8 +11,12 @@
 namespace rocelab {
 namespace {
 
+struct LeafSums {
+  uint64_t reroutes = 0, held_packets = 0, flushes = 0, flushes_by_tail = 0;
+  uint64_t replies_sent = 0, replies_timely = 0;
+};
 struct Outcome {
-  ConWeave::Counters leaves;  // summed over both ToRs
+  LeafSums leaves;  // summed over both ToRs
   uint64_t out_of_order = 0;
   uint64_t naks = 0;
 };
@@ -36,10 +40,11 @@ Outcome run(uint64_t seed) {
     const NodeId id(spec.topology.find(leaf));
     const auto& cw = static_cast<ConWeave&>(*exp.network().switch_at(id).load_balancer());
     const ConWeave::Counters& c = cw.counters();
+    const InNetworkReorder::Counters& q = cw.reorder_counters();
     o.leaves.reroutes += c.reroutes;
-    o.leaves.held_packets += c.held_packets;
-    o.leaves.flushes += c.flushes;
-    o.leaves.flushes_by_tail += c.flushes_by_tail;
+    o.leaves.held_packets += q.held_packets;
+    o.leaves.flushes += q.flushes;
+    o.leaves.flushes_by_tail += q.flushes_by_tail;
     o.leaves.replies_sent += c.replies_sent;
     o.leaves.replies_timely += c.replies_timely;
   }

@@ -41,13 +41,16 @@ std::unique_ptr<LoadBalancer> ConWeaveSchemeConfig::build(const SwitchView& sw) 
 ConWeave::ConWeave(const SwitchView& sw, const ConWeaveConfig& cfg)
     : sw_(sw),
       cfg_(cfg),
-      held_in_buffer_(cfg.reorder_buffer == "switch"),
       rng_(sw.seed(), "conweave", sw.id().index()),
       tag_(sw.packet_layout().declare<ConWeaveTag>("conweave.tag")),
       control_(sw.packet_layout().declare<ConWeaveControl>("conweave.control")),
       control_kind_(sw.packet_layout().control_kind("conweave")),
       handler_(sw.sim().add_handler(this)),
-      self_(sw.id().index()) {
+      self_(sw.id().index()),
+      reorder_(
+          sw,
+          InNetworkReorderConfig{cfg.flush_extra, cfg.default_wait, cfg.reorder_buffer == "switch"},
+          handler_, kFlushEvent) {
   const size_t edges = sw.routing().edge_switches().size();
   busy_.resize(edges);
   base_rtt_.resize(edges);
@@ -186,12 +189,7 @@ void ConWeave::add_stats(std::vector<Stat>& out) const {
   out.push_back({"conweave_rtt_replies_timely", static_cast<double>(c.replies_timely)});
   out.push_back({"conweave_clears", static_cast<double>(c.clears_sent)});
   out.push_back({"conweave_notifies", static_cast<double>(c.notifies_sent)});
-  out.push_back({"conweave_held_packets", static_cast<double>(c.held_packets)});
-  out.push_back({"conweave_flushes", static_cast<double>(c.flushes)});
-  out.push_back({"conweave_flushes_by_tail", static_cast<double>(c.flushes_by_tail)});
-  out.push_back({"conweave_max_reorder_queues", static_cast<double>(c.max_queues), true});
-  out.push_back({"conweave_max_held_packets", static_cast<double>(c.max_held_packets), true});
-  out.push_back({"conweave_max_held_bytes", static_cast<double>(c.max_held_bytes), true});
+  reorder_.add_stats("conweave", out);
 }
 
 }  // namespace rocelab

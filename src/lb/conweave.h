@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "lb/in_network_reorder.h"
 #include "net/load_balancer.h"
 #include "net/packet_state.h"
 #include "net/switch_view.h"
@@ -79,14 +80,13 @@ class ConWeave final : public LoadBalancer, public EventHandler {
   static constexpr uint8_t kData = 1, kInit = 2, kTail = 3;
   static constexpr uint8_t kReplyInit = 1, kReplyTail = 2, kNotify = 3;
 
+  // The source ToR's and the replies' counters; the reorder queues keep their own.
   struct Counters {
     uint64_t reroutes = 0;
     uint64_t replies_sent = 0, replies_timely = 0, clears_sent = 0, notifies_sent = 0;
-    uint64_t held_packets = 0;  // out-of-order packets put in reorder queues
-    uint64_t flushes = 0, flushes_by_tail = 0;
-    uint64_t max_queues = 0, max_held_packets = 0, max_held_bytes = 0;
   };
   const Counters& counters() const { return stats_; }
+  const InNetworkReorder::Counters& reorder_counters() const { return reorder_.counters(); }
 
  private:
   // Source-ToR state of one flow (ConWeave-ns3: conweaveTxState).
@@ -99,26 +99,6 @@ class ConWeave final : public LoadBalancer, public EventHandler {
     uint8_t phase = 0;
     bool stabilized = false;
   };
-  // Destination-ToR state of one flow (conweaveRxState).
-  struct RxFlow {
-    Time active;
-    Time phase0_tx, phase0_rx, tail_time;
-    uint32_t epoch = 1;
-    uint32_t queue = kNoQueue;  // its reorder queue
-    uint8_t phase = 0;
-    bool phase0_seen = false;
-    bool reordering = false;
-  };
-  struct Held {
-    PacketId pkt;
-    PortId in_port;
-  };
-  struct ReorderQueue {
-    FlowId flow;
-    TimerSlot flush;
-    std::vector<Held> held;
-  };
-  static constexpr uint32_t kNoQueue = 0xffffffffu;
   static constexpr uint32_t kFlushEvent = 1;
 
   // Source ToR.
@@ -128,13 +108,10 @@ class ConWeave final : public LoadBalancer, public EventHandler {
   // Destination ToR.
   bool on_data_from_fabric(Packet& p, PortId in_port);
   void send_control(const Packet& data, PortId in_port, const ConWeaveControl& c);
-  void schedule_flush(RxFlow& rx, FlowId flow, Time when);
-  void flush(uint32_t queue);
   void age(Time now);
 
   const SwitchView sw_;
   ConWeaveConfig cfg_;
-  bool held_in_buffer_;
   RandomStream rng_;
   PacketField<ConWeaveTag> tag_;
   PacketField<ConWeaveControl> control_;
@@ -142,14 +119,10 @@ class ConWeave final : public LoadBalancer, public EventHandler {
   uint32_t handler_;
   uint32_t self_;
   FlatMap<uint32_t, TxFlow> tx_;
-  FlatMap<uint32_t, RxFlow> rx_;
-  std::vector<ReorderQueue> queues_;
-  std::vector<uint32_t> free_queues_;
-  std::vector<Held> scratch_held_;
+  InNetworkReorder reorder_;             // the destination ToR's reorder queues
   std::vector<std::vector<Time>> busy_;  // by destination edge index: per path, busy until
   std::vector<Delta> base_rtt_;          // by destination edge index (0: not computed)
   Time next_aging;
-  uint64_t live_queues_ = 0, live_held_packets_ = 0, live_held_bytes_ = 0;
   Counters stats_;
 };
 
