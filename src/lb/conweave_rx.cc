@@ -33,7 +33,8 @@ bool ConWeave::on_data_from_fabric(Packet& p, PortId in_port) {
   return true;
 }
 
-// A control packet back to the data's sender, routed by ECMP in the control queue.
+// A control packet back to the data's source ToR (it consumes it), routed by ECMP in the
+// control queue.
 void ConWeave::send_control(const Packet& data, PortId in_port, const ConWeaveControl& c) {
   const PacketId id = sw_.new_packet();
   Packet& m = sw_.pkt(id);
@@ -42,7 +43,7 @@ void ConWeave::send_control(const Packet& data, PortId in_port, const ConWeaveCo
   m.ecn_capable = false;
   m.wire_bytes = sw_.wire().control_wire_bytes(PacketType::kControl);
   m.src = sw_.id();
-  m.dst = data.src;
+  m.dst = NodeId(sw_.routing().edge_of_host(data.src.index()));
   m.flow = data.flow;
   m.sport = data.dport;
   m.dport = data.sport;

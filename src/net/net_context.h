@@ -22,6 +22,7 @@ struct NetCounters {
   uint64_t pause_frames = 0;   // XOFF frames generated, all switches
   uint64_t resume_frames = 0;  // XON frames generated
   uint64_t ecn_marks = 0;
+  uint64_t cnps_suppressed = 0;  // CNPs a switch scheme swallowed (SwitchView::suppress_cnp)
   // PCN's NP-ECN (switch feature np_ecn): packets over its threshold that waited
   // through a PAUSE of their queue, so were left unmarked.
   bool np_ecn = false;

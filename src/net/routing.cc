@@ -42,6 +42,8 @@ void Routing::build(const TopologySpec& topo, const std::vector<std::vector<Port
       edges_.push_back(up.node);
     }
   }
+  // An edge switch is its own edge: a control packet addressed to it routes there.
+  for (uint32_t e : edges_) host_edge_[e] = e;
 
   // BFS over switches from every edge switch.
   const size_t ne = edges_.size();

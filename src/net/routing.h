@@ -32,6 +32,8 @@ class Routing {
   void build(const TopologySpec& topo, const std::vector<std::vector<PortPeer>>& adjacency);
 
   bool is_edge(uint32_t node) const { return edge_index_[node] != kNone; }
+  // The edge switch a packet addressed to `node` leaves the fabric at: a host's own, or an
+  // edge switch itself (switch-to-switch control messages).
   uint32_t edge_of_host(uint32_t host) const { return host_edge_[host]; }
   PortId host_port_at_edge(uint32_t host) const { return host_port_[host]; }
   const std::vector<uint32_t>& edge_switches() const { return edges_; }

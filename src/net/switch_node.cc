@@ -73,6 +73,9 @@ void Switch::receive(PacketId pkt, PortId in_port) {
   }
   for (SwitchFeature* f : on_receive_) f->on_receive(view_, p, in_port);
   if (lb_ && lb_->on_receive(view_, p, in_port)) return;
+  if (p.dst == id_)  // a scheme addressed this switch but none here took the message
+    throw std::logic_error("control packet addressed to switch " + std::to_string(id_.index()) +
+                           " reached it and no scheme consumed it");
   forward(pkt, in_port);
 }
 
@@ -161,6 +164,19 @@ bool SwitchView::admit_held(PacketId pkt, PortId in_port) const {
 void SwitchView::enqueue_held(PacketId pkt) const {
   sw_->enqueue_held(pkt);
 }
+bool SwitchView::suppress_cnp(Packet& p) const {
+  if (p.type == PacketType::kCnp) {
+    ++ctx_->counters.cnps_suppressed;
+    ctx_->free_packet(p.self);
+    return true;
+  }
+  if ((p.type == PacketType::kAck || p.type == PacketType::kNak) && p.cnp_flag) {
+    ++ctx_->counters.cnps_suppressed;
+    p.cnp_flag = false;
+  }
+  return false;
+}
+
 void SwitchView::free_packet(PacketId pkt) const {
   ctx_->free_packet(pkt);
 }

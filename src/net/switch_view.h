@@ -60,6 +60,10 @@ class SwitchView {
   bool admit_held(PacketId pkt, PortId in_port) const;
   void enqueue_held(PacketId pkt) const;
   void free_packet(PacketId pkt) const;
+  // Swallows the congestion notification `p` carries, counted in summary.json
+  // (cnps_suppressed): a CNP frame is freed (true: the caller returns it as consumed); an
+  // ACK/NAK loses its CNP flag and goes on (false), so no ACK is ever lost to it.
+  bool suppress_cnp(Packet& p) const;
   // For a scheme's own timers.
   Simulator& sim() const { return ctx_->sim; }
 

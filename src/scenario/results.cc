@@ -114,6 +114,7 @@ nlohmann::json make_summary(const ScenarioConfig& c, Experiment& exp, const RunS
   j["fabric_utilization"] = ls.fabric_utilization;
   j["host_link_utilization"] = ls.host_link_utilization;
   j["ecn_marks"] = nc.ecn_marks;
+  j["cnps_suppressed"] = nc.cnps_suppressed;
   if (nc.np_ecn) j["ecn_marks_spared_by_pause"] = nc.np_ecn_spared;
   // Figures the load balancers and the host path policy report (FLB: reroutes, CNMs,
   // isolation, table memory; Hermes, MP-RDMA), and the flow control's (BFC).

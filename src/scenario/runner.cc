@@ -164,6 +164,8 @@ std::vector<std::pair<std::string, std::string>> headline_values(const nlohmann:
                         "host_link_utilization",
                         "switch_buffer_p99_kb",
                         "ecn_marks",
+                        "cnps",
+                        "cnps_suppressed",
                         "disordered_ratio",
                         "network_reordered_ratio",
                         "hol_blocked_flows",
