@@ -5,6 +5,7 @@
 #include "lb/drill.h"
 #include "lb/ecmp.h"
 #include "lb/flb.h"
+#include "lb/lbodsn.h"
 #include "lb/letflow.h"
 #include "lb/proteus.h"
 #include "lb/rps.h"
@@ -50,6 +51,10 @@ const Registry<LbConfigFactory>& lb_registry() {
           "initial path, cumulative-sojourn-time rerouting through PFC pauses (better late "
           "than never)",
           [] { return std::make_unique<ProteusSchemeConfig>(); });
+    r.add("lbodsn",
+          "LBoDSN (Shi et al.): PFC-pause prediction at the destination ToR, flow congestion "
+          "notifications straight to the source ToR, stale-CNP discard, in-network reordering",
+          [] { return std::make_unique<LbodsnSchemeConfig>(); });
     return r;
   }();
   return registry;

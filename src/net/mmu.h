@@ -43,6 +43,15 @@ class Mmu {
     return c.guaranteed + c.shared + c.headroom;
   }
   bool pause_sent(PortId in, Priority prio) const { return ingress_[slot(in, prio)].pause_sent; }
+  // What the XOFF test compares with xoff_threshold (the guaranteed bytes excluded).
+  int64_t pfc_counter(PortId in, Priority prio) const {
+    const Ingress& c = ingress_[slot(in, prio)];
+    return c.shared + c.headroom;
+  }
+  // XON once the counter falls to this (take_resume).
+  int64_t resume_threshold(PortId in) const {
+    return xoff_threshold(in) - pfc_.resume_offset_bytes;
+  }
   bool lossless(Priority prio) const {
     return pfc_.enabled && ((pfc_.lossless_priorities >> prio) & 1u);
   }

@@ -9,6 +9,7 @@
 #include "lb/conga.h"
 #include "lb/conweave.h"
 #include "lb/drill.h"
+#include "lb/lbodsn.h"
 #include "lb/letflow.h"
 #include "scenario/yaml_params.h"
 
@@ -199,6 +200,8 @@ void conweave_ns3_lb(LbConfig& lb) {
   // outside the buffer accounting.
   if (auto* conweave = dynamic_cast<ConWeaveSchemeConfig*>(&lb))
     conweave->cfg.reorder_buffer = "outside";
+  // LBoDSN reorders "like ConWeave" (its §3.3) and was built on this simulator: the same.
+  if (auto* lbodsn = dynamic_cast<LbodsnSchemeConfig*>(&lb)) lbodsn->cfg.reorder_buffer = "outside";
   // switch-node.cc DoLbDrill: m_drill_candidate 2, one remembered port per destination.
   if (auto* drill = dynamic_cast<DrillSchemeConfig*>(&lb)) drill->cfg.model = "ns3";
 }

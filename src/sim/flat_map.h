@@ -27,6 +27,14 @@ class FlatMap {
     const iterator it = lower(key);
     return it != items_.end() && it->first == key ? it : items_.end();
   }
+  const_iterator find(const K& key) const {
+    const const_iterator it =
+        std::lower_bound(items_.begin(), items_.end(), key,
+                         [](const value_type& e, const K& k) { return e.first < k; });
+    return it != items_.end() && it->first == key ? it : items_.end();
+  }
+  bool contains(const K& key) const { return find(key) != end(); }
+  void clear() { items_.clear(); }
   // Inserts (key, value) unless the key is there; the entry and whether it was inserted.
   std::pair<iterator, bool> emplace(const K& key, V value) {
     const iterator it = lower(key);
