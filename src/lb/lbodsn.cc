@@ -413,6 +413,11 @@ void Lbodsn::add_stats(std::vector<Stat>& out) const {
   sum("lbodsn_fcns_received", static_cast<double>(c.fcns_received));
   sum("lbodsn_fcn_delay_sum_ns", static_cast<double>(c.fcn_delay_sum_ps) / 1e3);
   out.push_back({"lbodsn_fcn_delay_max_ns", static_cast<double>(c.fcn_delay_max_ps) / 1e3, true});
+  out.push_back({"lbodsn_max_qth_ratio", c.max_qth_ratio, true});
+  for (size_t i = 0; i < c.qth_ratio_arrivals.size(); ++i)
+    out.push_back(
+        {"lbodsn_qth_ratio_arrivals_" + std::string(i < 10 ? "0" : "") + std::to_string(i),
+         static_cast<double>(c.qth_ratio_arrivals[i])});
   out.push_back({"lbodsn_t_d_ns", static_cast<double>(t_d_.ps) / 1e3, true});
   out.push_back({"lbodsn_fcn_interval_ns", static_cast<double>(fcn_interval_.ps) / 1e3, true});
   reorder_.add_stats("lbodsn", out);

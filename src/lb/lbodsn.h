@@ -18,6 +18,7 @@
 // each rule with its equation and each reading with its sensitivity.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -134,6 +135,10 @@ class Lbodsn final : public LoadBalancer, public EventHandler {
     uint64_t fcns_before_pause = 0;  // tag-1 FCNs sent while their ingress was not paused
     uint64_t notify_replies = 0, clears_sent = 0;
     uint64_t t_pfc_nonzero = 0;  // candidate paths whose ingress was paused
+    // Arrivals at a monitored ingress by Q / Q_th in tenths (10: at or above Q_th), and the
+    // highest ratio seen: how near the prediction the fabric came.
+    std::array<uint64_t, 11> qth_ratio_arrivals{};
+    double max_qth_ratio = 0;
     // Source ToR.
     uint64_t reroutes = 0;  // tag-1 FCNs carried out
     uint64_t fcn_in_flight = 0, fcn_unknown_flow = 0, fcn_same_path = 0;

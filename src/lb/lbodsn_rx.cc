@@ -66,7 +66,10 @@ void Lbodsn::on_dequeue(const SwitchView& sw, Packet& p, PortId port) {
 // 4-5), notify its source ToR; at most one FCN per ingress port per fcn_interval.
 void Lbodsn::check_prediction(const Packet& p, PortId in, Ingress& g) {
   const int64_t q = mmu_->pfc_counter(in, p.priority);
-  if (g.growth <= 0 || static_cast<double>(q) < q_th_of(in, g)) return;
+  const double ratio = static_cast<double>(q) / q_th_of(in, g);
+  ++stats_.qth_ratio_arrivals[std::min<size_t>(10, static_cast<size_t>(ratio * 10))];
+  stats_.max_qth_ratio = std::max(stats_.max_qth_ratio, ratio);
+  if (g.growth <= 0 || ratio < 1) return;
   const Time now = sw_.now();
   if (g.last_fcn != Time::never() && now - g.last_fcn < fcn_interval_) {
     ++stats_.rate_limited;
