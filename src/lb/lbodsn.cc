@@ -117,6 +117,11 @@ Lbodsn::CnpDecision Lbodsn::stale_cnp(double avg, uint32_t w, double w_q, double
   return {avg, std::min(1.0, max_p * avg / t)};  // Eq. 7
 }
 
+Lbodsn::PathClass Lbodsn::classify(bool tag1, double utilization, double high) {
+  if (!tag1) return PathClass::kUncongested;
+  return utilization < high ? PathClass::kUndetermined : PathClass::kCongested;
+}
+
 // ---------------------------------------------------------------- setup
 
 Lbodsn::Lbodsn(const SwitchView& sw, const LbodsnConfig& cfg)
@@ -203,14 +208,17 @@ uint32_t Lbodsn::choose_new_path(uint32_t dst_edge, uint32_t paths,
       s.tag1 = false;
       s.congested.clear();
     }
-    if (!s.tag1) scratch_.push_back(k);
+    if (classify(s.tag1, 0, cfg_.high_utilization) == PathClass::kUncongested)
+      scratch_.push_back(k);
   }
   if (!scratch_.empty()) {
     ++stats_.new_uncongested;
     return scratch_[rng_.below(scratch_.size())];
   }
   for (uint32_t k = 0; k < paths; ++k)
-    if (uplink_utilization(candidates[k % n0]) < cfg_.high_utilization) scratch_.push_back(k);
+    if (classify(true, uplink_utilization(candidates[k % n0]), cfg_.high_utilization) ==
+        PathClass::kUndetermined)
+      scratch_.push_back(k);
   if (!scratch_.empty()) {
     ++stats_.new_undetermined;
     return scratch_[rng_.below(scratch_.size())];
@@ -356,7 +364,7 @@ bool Lbodsn::on_receive(const SwitchView& sw, Packet& p, PortId in_port) {
     if (c.kind == kFcn) {
       on_fcn(p, c);
     } else if (it != tx_.end() && c.kind == kNotifyReply) {
-      if (c.nbit == it->second.nbit) it->second.stale = false;  // the window closes
+      if (reply_closes_window(c.nbit, it->second.nbit)) it->second.stale = false;
     } else if (it != tx_.end() && c.kind == kClear && c.path == it->second.epoch) {
       TxFlow& f = it->second;
       f.awaiting_clear = false;

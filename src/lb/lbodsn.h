@@ -150,6 +150,31 @@ class Lbodsn final : public LoadBalancer, public EventHandler {
   const Counters& counters() const { return stats_; }
   const InNetworkReorder::Counters& reorder_counters() const { return reorder_.counters(); }
 
+  // Table 1: a path without a tag-1 FCN is uncongested whatever its utilisation; with one,
+  // undetermined below high utilisation, congested at or above it.
+  enum class PathClass : uint8_t { kUncongested, kUndetermined, kCongested };
+  static PathClass classify(bool tag1, double utilization, double high);
+  // §3.2: a new tag-1 FCN from an ingress whose last one left at `last` (never: none).
+  static bool fcn_allowed(Time last, Time now, Delta interval) {
+    return last == Time::never() || now - last >= interval;
+  }
+  // §3.3 with the alternating bit: a reply ends the window only if it answers the latest
+  // reroute's notification.
+  static bool reply_closes_window(uint8_t reply_nbit, uint8_t flow_nbit) {
+    return reply_nbit == flow_nbit;
+  }
+
+  // The first tag-1 FCNs of this switch (up to kFcnLogSize), for tests and inspection.
+  struct FcnRecord {
+    Time at;
+    PortId ingress;
+    uint32_t flow;
+    int64_t flow_bytes, f_cc, q;
+    bool ingress_paused;
+  };
+  static constexpr size_t kFcnLogSize = 4096;
+  const std::vector<FcnRecord>& fcn_log() const { return fcn_log_; }
+
  private:
   static constexpr uint32_t kNone = 0xffffffffu;
   static constexpr uint32_t kFlushEvent = 1;
@@ -250,6 +275,7 @@ class Lbodsn final : public LoadBalancer, public EventHandler {
   InNetworkReorder reorder_;
   Time next_aging;
   Counters stats_;
+  std::vector<FcnRecord> fcn_log_;
 };
 
 }  // namespace rocelab

@@ -71,24 +71,28 @@ void Lbodsn::check_prediction(const Packet& p, PortId in, Ingress& g) {
   stats_.max_qth_ratio = std::max(stats_.max_qth_ratio, ratio);
   if (g.growth <= 0 || ratio < 1) return;
   const Time now = sw_.now();
-  if (g.last_fcn != Time::never() && now - g.last_fcn < fcn_interval_) {
+  if (!fcn_allowed(g.last_fcn, now, fcn_interval_)) {
     ++stats_.rate_limited;
     return;
   }
   ++stats_.predictions;
-  const uint32_t flow = pick_flow(p, g, f_cc(q, static_cast<uint32_t>(g.flows.size())));
+  const int64_t share = f_cc(q, static_cast<uint32_t>(g.flows.size()));
+  const uint32_t flow = pick_flow(p, g, share);
   if (flow == kNone) {
     ++stats_.no_congested_flow;
     return;
   }
-  const QueuedFlow& qf = g.flows.find(flow)->second;
+  const QueuedFlow qf = g.flows.find(flow)->second;
   const uint32_t target = choose_target(qf.src_edge, qf.path, p.priority);
   if (target == kNone) return;  // a single path: nowhere to go
   send(qf.src_edge, FlowId{flow}, qf.flow_hash, in, LbodsnControl{now.ps, target, kFcn, 1, 0});
   g.reported.emplace(flow, Reported{qf.src_edge, qf.path});
   g.last_fcn = now;
   ++stats_.fcns_sent;
-  if (!mmu_->pause_sent(in, p.priority)) ++stats_.fcns_before_pause;
+  const bool paused = mmu_->pause_sent(in, p.priority);
+  if (!paused) ++stats_.fcns_before_pause;
+  if (fcn_log_.size() < kFcnLogSize)
+    fcn_log_.push_back(FcnRecord{now, in, flow, qf.bytes, share, q, paused});
 }
 
 // A flow holding at least F_cc of the ingress and not yet reported on it: the arriving
