@@ -155,7 +155,9 @@ TEST(LbodsnIncast, PredictsThePauseAndMovesTheNamedElephantBeforeIt) {
     EXPECT_GE(f.flow_bytes, f.f_cc) << "a named flow holds its share";
     EXPECT_EQ(r.size_of_flow.at(f.flow), 1000u * 1000u) << "only elephants are named";
     auto [it, fresh] = last_of_port.try_emplace(f.ingress.index(), f.at);
-    if (!fresh) EXPECT_GE(f.at - it->second, Delta::from_ns(4176)) << "one FCN per RTT";
+    if (!fresh) {
+      EXPECT_GE(f.at - it->second, Delta::from_ns(4176)) << "one FCN per RTT";
+    }
     it->second = f.at;
   }
   EXPECT_EQ(r.out_of_order, 0u) << "the destination ToR restored the order";
