@@ -242,8 +242,8 @@ PortId Lbodsn::choose_egress(const SwitchView& sw, Packet& p, std::span<const Po
   const uint32_t dst_edge = r.edge_of_host(p.dst.index());
   const Time now = sw.now();
   age(now);
-  const uint32_t paths =
-      static_cast<uint32_t>(std::min<uint64_t>(r.path_count(self_, dst_edge), kMaxPaths));
+  // Routing::path_count works the count out (and allocates): the table sized once holds it.
+  const uint32_t paths = static_cast<uint32_t>(path_states(dst_edge).size());
   auto [it, fresh] = tx_.try_emplace(p.flow.index());
   TxFlow& f = it->second;
   if (fresh || now - f.active > cfg_.flow_idle) {  // a new flow (§3.3)

@@ -115,8 +115,9 @@ uint32_t Lbodsn::pick_flow(const Packet& p, const Ingress& g, int64_t f_cc) cons
 
 // Eq. 4-5 with the power of two choices among the paths other than the current one.
 uint32_t Lbodsn::choose_target(uint32_t src_edge, uint32_t current, Priority prio) {
-  const uint32_t paths = static_cast<uint32_t>(
-      std::min<uint64_t>(sw_.routing().path_count(src_edge, self_), kMaxPaths));
+  ingress_of_path(src_edge, 0);  // sizes the table once: its size is the path count
+  const uint32_t paths =
+      static_cast<uint32_t>(path_ingress_[sw_.routing().edge_index(src_edge)].size());
   if (paths < 2) return kNone;
   auto other = [&](uint64_t i) { return static_cast<uint32_t>(i >= current ? i + 1 : i); };
   if (paths == 2) return other(0);
