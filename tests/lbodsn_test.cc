@@ -189,6 +189,21 @@ TEST(LbodsnStaleCnp, SwallowedOnlyInsideRerouteWindowsAndCounted) {
   EXPECT_EQ(off.suppressed, 0u);
 }
 
+TEST(LbodsnRuns, RefusesAFabricWithoutPfc) {
+  ExperimentSpec spec;
+  spec.topology = test::small_leaf_spine(2, 2, 2);
+  spec.lb = "lbodsn";
+  spec.cc = "dcqcn";
+  spec.fc = "none";
+  spec.flows.push_back(test::flow(0, 2, 10000));
+  try {
+    Experiment exp(spec);
+    FAIL() << "built without a lossless MMU";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("fc: pfc"), std::string::npos) << e.what();
+  }
+}
+
 TEST(LbodsnRuns, SameSeedSameOutput) {
   const IncastRun a = run_incast(true, "dcqcn", "probabilistic", 3);
   const IncastRun b = run_incast(true, "dcqcn", "probabilistic", 3);
