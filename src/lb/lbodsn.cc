@@ -152,8 +152,8 @@ Lbodsn::Lbodsn(const SwitchView& sw, const LbodsnConfig& cfg)
   ingress_.resize(sw.port_count());
   ingress_delay_.resize(sw.port_count());
   // One switch-to-switch hop: this ToR's first uplink (leaf-spines and fat-trees are
-  // uniform). t_d: the FCN's trip to a source ToR two hops away in a leaf-spine; in deeper
-  // fabrics it is the same bound per hop pair, kept as the paper states it for its setup.
+  // uniform). t_d: the FCN's trip to the farthest source ToR (two links in a leaf-spine,
+  // four across pods in a fat-tree).
   Delta hop = Delta::zero();
   for (size_t i = 0; i < sw.port_count(); ++i) {
     const EgressPort& port = sw.port(PortId{static_cast<uint16_t>(i)});
@@ -163,14 +163,17 @@ Lbodsn::Lbodsn(const SwitchView& sw, const LbodsnConfig& cfg)
       hop = port.delay() + sw.wire().serialize(sw.wire().control_wire_bytes(PacketType::kControl),
                                                port.rate_bps());
   }
-  t_d_ = cfg.t_d > Delta::zero() ? cfg.t_d : hop * 2;
+  uint32_t links = 0;
+  for (uint32_t e : r.edge_switches()) links = std::max(links, r.edge_distance(self_, e));
+  t_d_ = cfg.t_d > Delta::zero() ? cfg.t_d : hop * static_cast<int64_t>(links);
   t_re_flight_ = cfg.t_re_flight > Delta::zero() ? cfg.t_re_flight : t_d_;
   Delta rtt = Delta::zero();
   for (size_t i = 0; i < sw.port_count(); ++i) {
     const EgressPort& port = sw.port(PortId{static_cast<uint16_t>(i)});
     if (port.peer()->kind() != NodeKind::kSwitch) continue;
     // Data one way, control back, over two links each (§3.2's "one RTT" between ToRs).
-    rtt = (port.delay() + sw.wire().serialize(sw.wire().mtu_wire_bytes(), port.rate_bps())) * 2 +
+    rtt = (port.delay() + sw.wire().serialize(sw.wire().mtu_wire_bytes(), port.rate_bps())) *
+              static_cast<int64_t>(links) +
           t_d_;
     break;
   }
