@@ -18,7 +18,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from rocelab_plot import mean_ci  # noqa: E402
 
 LBODSN = "lbodsn+dcqcn"
-ORDER = [LBODSN, "conweave+dcqcn", "conga+dcqcn", "letflow+dcqcn", "drill+dcqcn", "ecmp+dcqcn",
+ORDER = [LBODSN, "lbodsn-fcn-off", "conweave+dcqcn", "conga+dcqcn", "letflow+dcqcn", "drill+dcqcn", "ecmp+dcqcn",
          "flb+rc", "proteus+dcqcn", "bfc"]
 BUCKETS = ["small", "medium", "large"]
 
@@ -234,6 +234,9 @@ def main():
     case_table(load(ROOT, "ablation_cnp"), "Stale-CNP discard: defaults, ablations, sensitivity "
                "(AliStorage 40%)")
     case_table(load(ROOT, "ablation_fcn"), "Prediction and FCN readings (AliStorage 40%)")
+    incast = load(ROOT, "incast_regime")
+    fct_table(incast, "Incasts on top of AliStorage 25%: the regime the prediction is built for")
+    mechanism_table({f"incast {k}": v for k, v in incast.items()})
     fct_table(merged_seed_systems(), "The four seed systems on LBoDSN's setting (load 0.4)")
     fct_table(load(FLB_ROOT, "fig8_websearch_lbodsn"), "FLB Fig. 8 (testbed, Web Search 0.6)")
     fct_table(load(PROTEUS_ROOT, "fig10_websearch_load_lbodsn") |
