@@ -272,6 +272,7 @@ PortId Lbodsn::choose_egress(const SwitchView& sw, Packet& p, std::span<const Po
   if (f.pending_path != kNone) {
     // The packet after an FCN closes the old path (the TAIL); the flow moves (§3.3).
     tag.flag = kTail;
+    ++stats_.tails;
     packet_phase = 0;
     f.tail_time = now;
     f.path = f.pending_path;
@@ -319,6 +320,10 @@ void Lbodsn::on_fcn(const Packet& p, const LbodsnControl& c) {
   TxFlow& f = it->second;
   if (f.pending_path != kNone || f.awaiting_clear) {  // one reroute at a time
     ++stats_.fcn_in_flight;
+    return;
+  }
+  if (c.old_path != f.path) {  // named on a path it has left (a reroute crossed it)
+    ++stats_.fcn_stale;
     return;
   }
   if (c.path == f.path || c.path >= st.size()) {
@@ -413,6 +418,8 @@ void Lbodsn::add_stats(std::vector<Stat>& out) const {
   sum("lbodsn_notify_replies", static_cast<double>(c.notify_replies));
   sum("lbodsn_clears", static_cast<double>(c.clears_sent));
   sum("lbodsn_reroutes", static_cast<double>(c.reroutes));
+  sum("lbodsn_tails", static_cast<double>(c.tails));
+  sum("lbodsn_fcn_stale", static_cast<double>(c.fcn_stale));
   sum("lbodsn_fcn_in_flight", static_cast<double>(c.fcn_in_flight));
   sum("lbodsn_fcn_unknown_flow", static_cast<double>(c.fcn_unknown_flow));
   sum("lbodsn_fcn_same_path", static_cast<double>(c.fcn_same_path));

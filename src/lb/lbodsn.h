@@ -88,10 +88,11 @@ struct LbodsnTag {
 // FCN, notification reply and CLEAR: switch to switch.
 struct LbodsnControl {
   int64_t sent_ps = 0;
-  uint32_t path = 0;  // FCN: target (tag 1) or cleared (tag 0) path; CLEAR: epoch
-  uint8_t kind = 0;   // kFcn, kNotifyReply, kClear
-  uint8_t tag = 0;    // FCN congestion tag
-  uint8_t nbit = 0;   // notification reply
+  uint32_t path = 0;      // FCN: target (tag 1) or cleared (tag 0) path; CLEAR: epoch
+  uint32_t old_path = 0;  // tag-1 FCN: the path the flow was seen on
+  uint8_t kind = 0;       // kFcn, kNotifyReply, kClear
+  uint8_t tag = 0;        // FCN congestion tag
+  uint8_t nbit = 0;       // notification reply
 };
 
 class Lbodsn final : public LoadBalancer, public EventHandler {
@@ -140,7 +141,9 @@ class Lbodsn final : public LoadBalancer, public EventHandler {
     std::array<uint64_t, 11> qth_ratio_arrivals{};
     double max_qth_ratio = 0;
     // Source ToR.
-    uint64_t reroutes = 0;  // tag-1 FCNs carried out
+    uint64_t reroutes = 0;   // tag-1 FCNs accepted: the flow moves at its next packet
+    uint64_t tails = 0;      // ... and moved: its TAIL left on the old path
+    uint64_t fcn_stale = 0;  // tag-1 FCNs about a path the flow had already left
     uint64_t fcn_in_flight = 0, fcn_unknown_flow = 0, fcn_same_path = 0;
     uint64_t new_uncongested = 0, new_undetermined = 0, new_fallback = 0;
     uint64_t stale_cnps = 0, stale_cnps_discarded = 0;
@@ -209,7 +212,8 @@ class Lbodsn final : public LoadBalancer, public EventHandler {
   // ---- destination ToR
   struct Reported {
     uint32_t src_edge;
-    uint32_t path;  // the path it was on through this ingress (tag 0 names it)
+    uint32_t path;       // the path it was on through this ingress (tag 0 names it)
+    uint32_t flow_hash;  // tag 0 takes the route tag 1 took: it cannot overtake it
   };
   struct QueuedFlow {
     int64_t bytes = 0;

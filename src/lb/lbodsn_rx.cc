@@ -85,8 +85,9 @@ void Lbodsn::check_prediction(const Packet& p, PortId in, Ingress& g) {
   const QueuedFlow qf = g.flows.find(flow)->second;
   const uint32_t target = choose_target(qf.src_edge, qf.path, p.priority);
   if (target == kNone) return;  // a single path: nowhere to go
-  send(qf.src_edge, FlowId{flow}, qf.flow_hash, in, LbodsnControl{now.ps, target, kFcn, 1, 0});
-  g.reported.emplace(flow, Reported{qf.src_edge, qf.path});
+  send(qf.src_edge, FlowId{flow}, qf.flow_hash, in,
+       LbodsnControl{now.ps, target, qf.path, kFcn, 1, 0});
+  g.reported.emplace(flow, Reported{qf.src_edge, qf.path, qf.flow_hash});
   g.last_fcn = now;
   ++stats_.fcns_sent;
   const bool paused = mmu_->pause_sent(in, p.priority);
@@ -196,8 +197,8 @@ void Lbodsn::check_clear(PortId in, Ingress& g) {
   if (static_cast<double>(mmu_->pfc_counter(in, g.prio)) >= q_th_of(in, g)) return;
   const Time now = sw_.now();
   for (const auto& [flow, rep] : g.reported) {
-    send(rep.src_edge, FlowId{flow}, static_cast<uint32_t>(mix64(flow)), in,
-         LbodsnControl{now.ps, rep.path, kFcn, 0, 0});
+    send(rep.src_edge, FlowId{flow}, rep.flow_hash, in,
+         LbodsnControl{now.ps, rep.path, rep.path, kFcn, 0, 0});
     ++stats_.clear_fcns_sent;
   }
   g.reported.clear();
@@ -236,7 +237,7 @@ bool Lbodsn::on_data_from_fabric(Packet& p, PortId in_port) {
   ingress_delay_[in_port.index()] = PathDelay{owd, now, Delta::max()};
   if (tag.notify) {
     send(src_edge, p.flow, p.flow_hash, in_port,
-         LbodsnControl{now.ps, 0, kNotifyReply, 0, tag.nbit});
+         LbodsnControl{now.ps, 0, 0, kNotifyReply, 0, tag.nbit});
     ++stats_.notify_replies;
   }
   const InNetworkReorder::Verdict verdict =
@@ -245,7 +246,7 @@ bool Lbodsn::on_data_from_fabric(Packet& p, PortId in_port) {
                       p);
   if (verdict == InNetworkReorder::Verdict::kOldEpoch) return false;
   if (tag.flag == kTail) {
-    send(src_edge, p.flow, p.flow_hash, in_port, LbodsnControl{now.ps, tag.epoch, kClear, 0, 0});
+    send(src_edge, p.flow, p.flow_hash, in_port, LbodsnControl{now.ps, tag.epoch, 0, kClear, 0, 0});
     ++stats_.clears_sent;
   }
   if (verdict != InNetworkReorder::Verdict::kHold) return false;
