@@ -6,7 +6,6 @@ are the mean over seeds ± the half-width of the 95% confidence interval (Studen
 "/ LBoDSN" is the ratio of a scheme's seed-mean to LBoDSN's on the same cell, the form of
 the paper's Fig. 2-3 (normalised to LBoDSN), with the per-seed paired ratio's interval."""
 import csv
-import json
 import os
 import sys
 
@@ -15,54 +14,12 @@ FLB_ROOT = os.path.join(os.path.dirname(ROOT.rstrip("/")), "flb")
 PROTEUS_ROOT = os.path.join(os.path.dirname(ROOT.rstrip("/")), "proteus")
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "cli"))
-from rocelab_plot import mean_ci  # noqa: E402
+from sweep_results import fmt, get, load_runs as load  # noqa: E402
 
 LBODSN = "lbodsn+dcqcn"
 ORDER = [LBODSN, "lbodsn-fcn-off", "conweave+dcqcn", "conga+dcqcn", "letflow+dcqcn", "drill+dcqcn", "ecmp+dcqcn",
          "flb+rc", "proteus+dcqcn", "bfc"]
 BUCKETS = ["small", "medium", "large"]
-
-
-def load(root, sweep):
-    """{case: {scheme: {seed: (summary, run dir)}}} for one sweep directory."""
-    out = {}
-    base = os.path.join(root, sweep, "runs")
-    if not os.path.isdir(base):
-        return out
-    for case in sorted(os.listdir(base)):
-        for scheme in sorted(os.listdir(os.path.join(base, case))):
-            for seed_dir in os.listdir(os.path.join(base, case, scheme)):
-                d = os.path.join(base, case, scheme, seed_dir)
-                path = os.path.join(d, "summary.json")
-                if not os.path.exists(path):
-                    continue
-                with open(path) as f:
-                    s = json.load(f)
-                if not s.get("complete", True):
-                    continue
-                name = scheme.replace("+pfc", "")
-                out.setdefault(case, {}).setdefault(name, {})[int(seed_dir.split("-")[1])] = (s, d)
-    return out
-
-
-def get(s, key):
-    v = s
-    for k in key.split("."):
-        if not isinstance(v, dict) or k not in v:
-            return None
-        v = v[k]
-    return float(v)
-
-
-def fmt(xs, digits=0):
-    xs = [x for x in xs if x is not None]
-    if not xs:
-        return "-"
-    m, c = mean_ci(xs)
-    text = f"{m:,.{digits}f}"
-    if len(xs) > 1:
-        text += f" ± {c:,.{digits}f}"
-    return text + ("" if len(xs) >= 5 else f" (n={len(xs)})")
 
 
 def values(runs, key):

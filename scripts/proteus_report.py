@@ -5,14 +5,14 @@ Reads every run's summary.json (so a sweep still running gives what it has). Eac
 the mean over seeds ± the half-width of its 95% confidence interval (Student's t, as
 rocelab's sweep.csv computes it); "vs Proteus" is the paired per-seed reduction
 1 - Proteus / baseline, with its own interval."""
-import json
 import os
 import sys
 
 ROOT = sys.argv[1] if len(sys.argv) > 1 else "runs/proteus"
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "cli"))
-from rocelab_plot import binned, flows_of, mean_ci, size_edges  # noqa: E402
+from rocelab_plot import binned, flows_of, size_edges  # noqa: E402
+from sweep_results import fmt, get, load_runs  # noqa: E402
 
 PROTEUS = "proteus+dcqcn"
 ORDER = ["ecmp+dcqcn", "conga+dcqcn", "drill+dcqcn", "hermes+dcqcn", "mprdma", "ideal", PROTEUS,
@@ -21,43 +21,9 @@ ORDER = ["ecmp+dcqcn", "conga+dcqcn", "drill+dcqcn", "hermes+dcqcn", "mprdma", "
 
 def load(sweep):
     """{case: {scheme: {seed: summary}}} for one sweep directory."""
-    out = {}
-    base = os.path.join(ROOT, sweep, "runs")
-    if not os.path.isdir(base):
-        return out
-    for case in sorted(os.listdir(base)):
-        for scheme in sorted(os.listdir(os.path.join(base, case))):
-            for seed_dir in os.listdir(os.path.join(base, case, scheme)):
-                path = os.path.join(base, case, scheme, seed_dir, "summary.json")
-                if not os.path.exists(path):
-                    continue
-                with open(path) as f:
-                    s = json.load(f)
-                if not s.get("complete", True):
-                    continue
-                name = scheme.replace("+pfc", "")
-                out.setdefault(case, {}).setdefault(name, {})[int(seed_dir.split("-")[1])] = s
-    return out
-
-
-def get(s, key):
-    v = s
-    for k in key.split("."):
-        if not isinstance(v, dict) or k not in v:
-            return None
-        v = v[k]
-    return float(v)
-
-
-def fmt(xs, digits=0, scale=1.0):
-    xs = [x * scale for x in xs if x is not None]
-    if not xs:
-        return "-"
-    m, c = mean_ci(xs)
-    text = f"{m:,.{digits}f}"
-    if len(xs) > 1:
-        text += f" ± {c:,.{digits}f}"
-    return text + ("" if len(xs) >= 5 else f" (n={len(xs)})")
+    return {case: {name: {seed: run[0] for seed, run in runs.items()}
+                   for name, runs in schemes.items()}
+            for case, schemes in load_runs(ROOT, sweep).items()}
 
 
 def reduction(base_runs, proteus_runs, key):

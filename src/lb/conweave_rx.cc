@@ -36,20 +36,12 @@ bool ConWeave::on_data_from_fabric(Packet& p, PortId in_port) {
 // A control packet back to the data's source ToR (it consumes it), routed by ECMP in the
 // control queue.
 void ConWeave::send_control(const Packet& data, PortId in_port, const ConWeaveControl& c) {
-  const PacketId id = sw_.new_packet();
-  Packet& m = sw_.pkt(id);
-  m.type = PacketType::kControl;
-  m.control_kind = control_kind_;
-  m.ecn_capable = false;
-  m.wire_bytes = sw_.wire().control_wire_bytes(PacketType::kControl);
-  m.src = sw_.id();
-  m.dst = NodeId(sw_.routing().edge_of_host(data.src.index()));
-  m.flow = data.flow;
+  Packet& m = sw_.new_control(control_kind_, NodeId(sw_.routing().edge_of_host(data.src.index())),
+                              data.flow, data.flow_hash ^ 0x5a17u);
   m.sport = data.dport;
   m.dport = data.sport;
-  m.flow_hash = data.flow_hash ^ 0x5a17u;
   sw_.field(control_, m) = c;
-  sw_.forward(id, in_port);
+  sw_.forward(m.self, in_port);
 }
 
 void ConWeave::on_event(uint32_t kind, uint64_t arg) {

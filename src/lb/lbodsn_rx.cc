@@ -207,18 +207,9 @@ void Lbodsn::check_clear(PortId in, Ingress& g) {
 // A control message to another ToR, routed by ECMP in the control queue.
 void Lbodsn::send(uint32_t to_edge, FlowId flow, uint32_t flow_hash, PortId in_port,
                   const LbodsnControl& c) {
-  const PacketId id = sw_.new_packet();
-  Packet& m = sw_.pkt(id);
-  m.type = PacketType::kControl;
-  m.control_kind = control_kind_;
-  m.ecn_capable = false;
-  m.wire_bytes = sw_.wire().control_wire_bytes(PacketType::kControl);
-  m.src = sw_.id();
-  m.dst = NodeId(to_edge);
-  m.flow = flow;
-  m.flow_hash = flow_hash ^ 0x1b0du;
+  Packet& m = sw_.new_control(control_kind_, NodeId(to_edge), flow, flow_hash ^ 0x1b0du);
   sw_.field(control_, m) = c;
-  sw_.forward(id, in_port);
+  sw_.forward(m.self, in_port);
 }
 
 // A balanced data packet from the fabric for a local host: T_path, the notification

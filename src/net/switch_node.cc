@@ -152,6 +152,19 @@ size_t SwitchView::ecmp_index(const Packet& p, std::span<const PortId> hops) con
 PacketId SwitchView::new_packet() const {
   return ctx_->alloc_packet();
 }
+Packet& SwitchView::new_control(ControlKind kind, NodeId dst, FlowId flow,
+                                uint32_t flow_hash) const {
+  Packet& m = ctx_->pkt(ctx_->alloc_packet());
+  m.type = PacketType::kControl;
+  m.control_kind = kind;
+  m.ecn_capable = false;
+  m.wire_bytes = ctx_->wire.control_wire_bytes(PacketType::kControl);
+  m.src = node_->id();
+  m.dst = dst;
+  m.flow = flow;
+  m.flow_hash = flow_hash;
+  return m;
+}
 void SwitchView::send_control(PacketId pkt, PortId port) const {
   sw_->send_control(pkt, port);
 }

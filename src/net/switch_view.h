@@ -49,6 +49,10 @@ class SwitchView {
   PacketStateLayout& packet_layout() const { return ctx_->state.layout(); }
   // A new packet for a control message (the caller fills it and sends it).
   PacketId new_packet() const;
+  // A new control message of `kind` from this switch to `dst` (a host or an edge switch),
+  // about `flow`, routed by `flow_hash`: a minimum-size frame, not ECN-capable. The caller
+  // writes its fields and sends it (forward, or send_control on a port).
+  Packet& new_control(ControlKind kind, NodeId dst, FlowId flow, uint32_t flow_hash) const;
   // Sends a control packet out of `port`, in the strict-priority control queue.
   void send_control(PacketId pkt, PortId port) const;
   // Routes a packet the scheme held back (it consumed it in on_receive) as if it had just
