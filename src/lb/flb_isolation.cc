@@ -88,20 +88,13 @@ void Flb::send_flow_cnm(const DsPort& dp, uint32_t key, DsPort::Flow& f, bool co
 
 void Flb::send_cnm(NodeId src_host, FlowId flow, uint16_t sport, PortId out, const Cnm& cnm) {
   const uint32_t key = cnm.flow_key;
-  const PacketId id = sw_.new_packet();
-  Packet& c = sw_.pkt(id);
-  cnm_.write(sw_, c, cnm);
-  c.ecn_capable = false;
-  c.wire_bytes = sw_.wire().control_wire_bytes(PacketType::kControl);
-  c.src = sw_.id();
-  c.dst = src_host;
-  c.flow = flow;
+  Packet& c = sw_.new_control(0, src_host, flow, static_cast<uint32_t>(mix64(key ^ 0xc4d)));
+  cnm_.write(sw_, c, cnm);  // its control kind and fields
   c.sport = sport;
-  c.flow_hash = static_cast<uint32_t>(mix64(key ^ 0xc4d));
   ++cnms_sent_;
   // Back through the flow's previous hop (§3.2 "CNM construction"); from there it is
   // routed to the sender's edge switch.
-  sw_.send_control(id, out);
+  sw_.send_control(c.self, out);
 }
 
 void Flb::on_cnm(const Packet& p) {
