@@ -78,7 +78,7 @@ def queue_table(cells):
           "reroutes |")
     print("|---|---|---|---|---|---|---|---|---|")
     for case, schemes in cells.items():
-        for name, prefix, rr in [(LBODSN, "lbodsn", "lbodsn_reroutes"),
+        for name, prefix, rr in [(LBODSN, "lbodsn", "lbodsn_tails"),
                                  ("conweave+dcqcn", "conweave", "conweave_reroutes")]:
             runs = schemes.get(name, {})
             st = [port_queue_stats(s, prefix) for s, _ in runs.values()]
@@ -113,7 +113,8 @@ def mechanism_table(cells):
     print("### The mechanism at work (LBoDSN rows; per run, mean ± CI over seeds)\n")
     keys = [("predictions", "lbodsn_predictions"), ("no flow >= F_cc", "lbodsn_no_congested_flow"),
             ("FCNs (tag 1)", "lbodsn_fcns_sent"), ("before the port's PAUSE", "lbodsn_fcns_before_pause"),
-            ("tag-0 FCNs", "lbodsn_clear_fcns_sent"), ("reroutes", "lbodsn_reroutes"),
+            ("tag-0 FCNs", "lbodsn_clear_fcns_sent"), ("accepted", "lbodsn_reroutes"),
+            ("flows moved (TAILs)", "lbodsn_tails"),
             ("FCN ignored (reroute in flight)", "lbodsn_fcn_in_flight"),
             ("stale CNPs", "lbodsn_stale_cnps"), ("discarded", "lbodsn_stale_cnps_discarded")]
     print("| cell | " + " | ".join(k for k, _ in keys) +
@@ -124,8 +125,8 @@ def mechanism_table(cells):
         if not runs:
             continue
         cols = [fmt(values(runs, "lb_stats." + k), 0) for _, k in keys]
-        delay = [get(s, "lb_stats.lbodsn_fcn_delay_sum_ns") / max(1, get(s, "lb_stats.lbodsn_fcns_received"))
-                 for s, _ in runs.values()]
+        delay = [get(s, "lb_stats.lbodsn_fcn_delay_sum_ns") / get(s, "lb_stats.lbodsn_fcns_received")
+                 for s, _ in runs.values() if get(s, "lb_stats.lbodsn_fcns_received")]
         dmax = values(runs, "lb_stats.lbodsn_fcn_delay_max_ns")
         near = []
         for s, _ in runs.values():
@@ -154,14 +155,14 @@ def mechanism_table(cells):
 def case_table(cells, title, scheme=LBODSN):
     print(f"### {title}\n")
     ref = cells.get("default", {}).get(scheme, {})
-    print("| case | mean FCT (us) | / default | p99 FCT (us) | / default | reroutes | stale CNPs "
+    print("| case | mean FCT (us) | / default | p99 FCT (us) | / default | flows moved | stale CNPs "
           "discarded | cnps_suppressed | PAUSE frames |")
     print("|---|---|---|---|---|---|---|---|---|")
     for case, schemes in cells.items():
         r = schemes.get(scheme, {})
         print(f"| {case} | {fmt(values(r, 'afct_us'), 1)} | {ratio(r, ref, 'afct_us')} | "
               f"{fmt(values(r, 'p99_fct_us'), 0)} | {ratio(r, ref, 'p99_fct_us')} | "
-              f"{fmt(values(r, 'lb_stats.lbodsn_reroutes'), 0)} | "
+              f"{fmt(values(r, 'lb_stats.lbodsn_tails'), 0)} | "
               f"{fmt(values(r, 'lb_stats.lbodsn_stale_cnps_discarded'), 0)} | "
               f"{fmt(values(r, 'cnps_suppressed'), 0)} | {fmt(values(r, 'pfc_pause_frames'), 0)} |")
     print()
