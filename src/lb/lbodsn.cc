@@ -415,6 +415,7 @@ void Lbodsn::add_stats(std::vector<Stat>& out) const {
   sum("lbodsn_clear_fcns_sent", static_cast<double>(c.clear_fcns_sent));
   sum("lbodsn_fcns_before_pause", static_cast<double>(c.fcns_before_pause));
   sum("lbodsn_t_pfc_nonzero", static_cast<double>(c.t_pfc_nonzero));
+  sum("lbodsn_no_target", static_cast<double>(c.no_target));
   sum("lbodsn_notify_replies", static_cast<double>(c.notify_replies));
   sum("lbodsn_clears", static_cast<double>(c.clears_sent));
   sum("lbodsn_reroutes", static_cast<double>(c.reroutes));

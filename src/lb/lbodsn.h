@@ -136,6 +136,7 @@ class Lbodsn final : public LoadBalancer, public EventHandler {
     uint64_t fcns_before_pause = 0;  // tag-1 FCNs sent while their ingress was not paused
     uint64_t notify_replies = 0, clears_sent = 0;
     uint64_t t_pfc_nonzero = 0;  // candidate paths whose ingress was paused
+    uint64_t no_target = 0;      // predictions whose flow had no path avoiding the ingress
     // Arrivals at a monitored ingress by Q / Q_th in tenths (10: at or above Q_th), and the
     // highest ratio seen: how near the prediction the fabric came.
     std::array<uint64_t, 11> qth_ratio_arrivals{};
@@ -241,7 +242,7 @@ class Lbodsn final : public LoadBalancer, public EventHandler {
   void check_prediction(const Packet& p, PortId in, Ingress& g);
   void check_clear(PortId in, Ingress& g);
   uint32_t pick_flow(const Packet& p, const Ingress& g, int64_t f_cc) const;
-  uint32_t choose_target(uint32_t src_edge, uint32_t current, Priority prio);
+  uint32_t choose_target(uint32_t src_edge, PortId in, Priority prio);
   // T_d of Eq. 4 and the backlog above resume, for ties between two paused paths.
   std::pair<double, int64_t> t_d_of_path(uint32_t src_edge, uint32_t path, Priority prio);
   Delta t_path(uint32_t src_edge, uint32_t path);

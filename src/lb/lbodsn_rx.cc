@@ -83,8 +83,8 @@ void Lbodsn::check_prediction(const Packet& p, PortId in, Ingress& g) {
     return;
   }
   const QueuedFlow qf = g.flows.find(flow)->second;
-  const uint32_t target = choose_target(qf.src_edge, qf.path, p.priority);
-  if (target == kNone) return;  // a single path: nowhere to go
+  const uint32_t target = choose_target(qf.src_edge, in, p.priority);
+  if (target == kNone) return;  // every path enters through this ingress
   send(qf.src_edge, FlowId{flow}, qf.flow_hash, in,
        LbodsnControl{now.ps, target, qf.path, kFcn, 1, 0});
   g.reported.emplace(flow, Reported{qf.src_edge, qf.path, qf.flow_hash});
@@ -114,18 +114,26 @@ uint32_t Lbodsn::pick_flow(const Packet& p, const Ingress& g, int64_t f_cc) cons
   return best;
 }
 
-// Eq. 4-5 with the power of two choices among the paths other than the current one.
-uint32_t Lbodsn::choose_target(uint32_t src_edge, uint32_t current, Priority prio) {
+// Eq. 4-5 with the power of two choices among the paths that do not enter this ToR
+// through the congested ingress `in` (in a leaf-spine: every path but the current one; in
+// a fat-tree, paths through another core can share the last hop, and moving a flow onto
+// one would leave its bytes in the same ingress queue).
+uint32_t Lbodsn::choose_target(uint32_t src_edge, PortId in, Priority prio) {
   ingress_of_path(src_edge, 0);  // sizes the table once: its size is the path count
-  const uint32_t paths =
-      static_cast<uint32_t>(path_ingress_[sw_.routing().edge_index(src_edge)].size());
-  if (paths < 2) return kNone;
-  auto other = [&](uint64_t i) { return static_cast<uint32_t>(i >= current ? i + 1 : i); };
-  if (paths == 2) return other(0);
-  const uint64_t a = rng_.below(paths - 1);
-  uint64_t b = rng_.below(paths - 2);
+  const std::vector<PortId>& ingress = path_ingress_[sw_.routing().edge_index(src_edge)];
+  scratch_.clear();
+  for (uint32_t k = 0; k < ingress.size(); ++k)
+    if (ingress[k] != in) scratch_.push_back(k);
+  const uint64_t n = scratch_.size();
+  if (n == 0) {
+    ++stats_.no_target;
+    return kNone;
+  }
+  if (n == 1) return scratch_[0];
+  const uint64_t a = rng_.below(n);
+  uint64_t b = rng_.below(n - 1);
   if (b >= a) ++b;
-  const uint32_t pa = other(a), pb = other(b);
+  const uint32_t pa = scratch_[a], pb = scratch_[b];
   const auto ta = t_d_of_path(src_edge, pa, prio), tb = t_d_of_path(src_edge, pb, prio);
   if (ta != tb) return ta < tb ? pa : pb;
   return rng_.below(2) ? pb : pa;
