@@ -158,8 +158,8 @@ def case_table(cells, title, scheme=LBODSN):
     print("| case | mean FCT (us) | / default | p99 FCT (us) | / default | flows moved | stale CNPs "
           "discarded | cnps_suppressed | PAUSE frames |")
     print("|---|---|---|---|---|---|---|---|---|")
-    for case, schemes in cells.items():
-        r = schemes.get(scheme, {})
+    for case in sorted(cells, key=lambda c: (c != "default", c)):
+        r = cells[case].get(scheme, {})
         print(f"| {case} | {fmt(values(r, 'afct_us'), 1)} | {ratio(r, ref, 'afct_us')} | "
               f"{fmt(values(r, 'p99_fct_us'), 0)} | {ratio(r, ref, 'p99_fct_us')} | "
               f"{fmt(values(r, 'lb_stats.lbodsn_tails'), 0)} | "
@@ -191,6 +191,7 @@ def main():
                     {f"Hadoop {k}": v for k, v in fig3.items()})
     case_table(load(ROOT, "ablation_cnp"), "Stale-CNP discard: defaults, ablations, sensitivity "
                "(AliStorage 40%)")
+    case_table(load(ROOT, "ablation_cnp_incast"), "Stale-CNP discard under incasts (2%)")
     case_table(load(ROOT, "ablation_fcn"), "Prediction and FCN readings (AliStorage 40%)")
     incast = load(ROOT, "incast_regime")
     fct_table(incast, "Incasts on top of AliStorage 25%: the regime the prediction is built for")

@@ -23,7 +23,7 @@ case $mode in
   --quick)
     sweep scenarios/lbodsn/sweeps/fig2_alistorage.yaml "$OUT/fig2_alistorage" --seeds 1 ;;
   all)
-    for s in fig2_alistorage fig3_hadoop seed_systems ablation_cnp ablation_fcn incast_regime; do
+    for s in fig2_alistorage fig3_hadoop seed_systems ablation_cnp ablation_fcn incast_regime ablation_cnp_incast; do
       sweep "scenarios/lbodsn/sweeps/$s.yaml" "$OUT/$s"
     done
     sweep scenarios/flb/sweeps/fig8_websearch_lbodsn.yaml runs/flb/fig8_websearch_lbodsn
