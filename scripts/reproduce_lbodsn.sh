@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Reruns the LBoDSN paper's experiments as sweeps (scenarios/lbodsn/sweeps/) and regenerates
 # the tables of docs/reproduction/lbodsn.md:
-#   scripts/reproduce_lbodsn.sh           Fig. 2-4 over 5 seeds, the ablations over 3, the
-#                                         four seed systems, LBoDSN in FLB's Fig. 8 and in
-#                                         Proteus' Fig. 10 (about 1.5 hours on 2 cores)
+#   scripts/reproduce_lbodsn.sh           Fig. 2-4, the incast regime, the ablations and the
+#                                         four seed systems over 5 seeds, LBoDSN in FLB's
+#                                         Fig. 8 and Proteus' Fig. 10 (about 2 hours on 2 cores)
 #   scripts/reproduce_lbodsn.sh --quick   Fig. 2 at the paper's 80% with one seed (minutes)
 # Resumable: a rerun skips every finished run (rocelab sweep). Results in runs/lbodsn/<sweep>/
 # (and runs/flb, runs/proteus for the two joined comparisons); runs/lbodsn/results.md holds
