@@ -9,6 +9,8 @@
 #include "cc/cc_registry.h"
 #include "fc/bfc.h"
 #include "fc/bfc_filter.h"
+#include "scenario/scenario_build.h"
+#include "scenario/scenario_config.h"
 #include "sim/random.h"
 #include "test_util.h"
 
@@ -215,6 +217,26 @@ TEST(Bfc, NothingLostEveryFlowFinishesAndSameSeedSameResultForEveryScheme) {
       EXPECT_EQ(once(), once()) << lb << "+" << cc;
     }
   }
+}
+
+}  // namespace
+}  // namespace rocelab
+
+namespace rocelab {
+namespace {
+
+// §3.6: a port never sends a packet whose flow the downstream filter names. A filter's
+// arrival rematches every physical queue; a release sends at once, so every new hold must
+// be in place before any release (otherwise the port sent from a queue still to be
+// rematched: 2 such packets in this run before the fix, each at a filter's arrival).
+TEST(BfcFilter, NoPacketLeavesWhileItsFlowIsPaused) {
+  ScenarioConfig c = load_scenario(
+      std::string(ROCELAB_SOURCE_DIR) + "/scenarios/bfc/t2_incast_fanin.yaml", {"stop.time=0.7ms"});
+  ExperimentSpec spec = build_experiment(c);
+  Experiment exp(spec);
+  exp.run(Time{Delta::from_us(700).ps});
+  EXPECT_GT(stat(exp, "bfc.pauses"), 1000u);
+  EXPECT_EQ(stat(exp, "bfc.sent_while_paused"), 0u);
 }
 
 }  // namespace

@@ -88,7 +88,8 @@ Bfc::Bfc(Switch& sw, const BfcParams& params)
       rng_(sw.context().seed, "bfc", sw.id().index()),
       handler_(sw.context().sim.add_handler(this)),
       hp_queue_(params.physical_queues + 1),
-      overflow_queue_(params.physical_queues) {
+      overflow_queue_(params.physical_queues),
+      held_scratch_(params.physical_queues + 1) {
   for (size_t i = 0; i < sw.port_count(); ++i) {
     EgressPort& port = sw.port(PortId(static_cast<uint16_t>(i)));
     if (port.num_queues() != params.physical_queues + 2)
@@ -260,6 +261,11 @@ void Bfc::on_dequeue(PortId out, Packet& p) {
   const BfcTag t = ctx_.field(tag_, p);
   if (t.kind == kUntracked) return;
   EgressPort& port = sw_.port(out);
+  // §3.6: a flow the downstream filter names must not leave this port. Counted, not acted
+  // on: the hold state is what enforces it (a test asserts the count stays 0).
+  if (t.kind != kHigh &&
+      shape_.matches(ports_[out.index()].peer_filter, vfid_of(p.flow_hash, params_.vfids)))
+    ++sent_while_paused_;
   if (t.kind == kTracked) {
     const uint32_t i = t.entry_or_snapshot;
     VfidEntry& e = table_[i];
@@ -297,13 +303,14 @@ void Bfc::on_dequeue(PortId out, Packet& p) {
   if (t.kind != kHigh) match_head(out, t.queue);
 }
 
+bool Bfc::head_matches(PortId out, size_t queue) const {
+  const PacketId head = sw_.port(out).queue_head(queue);
+  return head.valid() && shape_.matches(ports_[out.index()].peer_filter,
+                                        vfid_of(ctx_.pkt(head).flow_hash, params_.vfids));
+}
+
 void Bfc::match_head(PortId out, size_t queue) {
-  EgressPort& port = sw_.port(out);
-  const PacketId head = port.queue_head(queue);
-  const bool held =
-      head.valid() && shape_.matches(ports_[out.index()].peer_filter,
-                                     vfid_of(ctx_.pkt(head).flow_hash, params_.vfids));
-  port.hold_queue(queue, held);
+  sw_.port(out).hold_queue(queue, head_matches(out, queue));
 }
 
 bool Bfc::on_frame(PortId in, const Packet& p) {
@@ -312,7 +319,14 @@ bool Bfc::on_frame(PortId in, const Packet& p) {
   const uint32_t snap = ctx_.field(tag_, p).entry_or_snapshot;
   ports_[in.index()].peer_filter.swap(shared_->at(snap));
   shared_->release(snap);
-  for (size_t q = 0; q <= overflow_queue_; ++q) match_head(in, q);
+  // Every new hold before any release: a release sends at once, and it must not pick a
+  // queue whose head the new filter names but whose hold is not yet applied.
+  EgressPort& port = sw_.port(in);
+  for (size_t q = 0; q <= overflow_queue_; ++q) held_scratch_[q] = head_matches(in, q);
+  for (size_t q = 0; q <= overflow_queue_; ++q)
+    if (held_scratch_[q]) port.hold_queue(q, true);
+  for (size_t q = 0; q <= overflow_queue_; ++q)
+    if (!held_scratch_[q]) port.hold_queue(q, false);
   return true;
 }
 
@@ -401,6 +415,7 @@ void Bfc::add_stats(std::vector<SchemeStat>& out) const {
   out.push_back({"bfc.filter_frames", static_cast<double>(filter_frames_)});
   out.push_back({"bfc.filter_bytes", static_cast<double>(filter_bytes_)});
   out.push_back({"bfc.pauses", static_cast<double>(pauses_)});
+  out.push_back({"bfc.sent_while_paused", static_cast<double>(sent_while_paused_)});
   out.push_back({"bfc.resumes", static_cast<double>(resumes_)});
   out.push_back({"bfc.queue_assignments", static_cast<double>(assignments_)});
   out.push_back({"bfc.queue_collisions", static_cast<double>(queue_collisions_)});

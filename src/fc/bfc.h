@@ -102,6 +102,7 @@ class Bfc final : public FlowControl, public EventHandler {
   void resume(uint32_t index);
   void count_resume(PortState& ps, size_t queue);
   void release_waiting(PortState& ps, PortId out, size_t queue);
+  bool head_matches(PortId out, size_t queue) const;
   void match_head(PortId out, size_t queue);
   void tick();
   bool keeps_ticking() const;
@@ -136,6 +137,8 @@ class Bfc final : public FlowControl, public EventHandler {
   std::vector<uint64_t> in_use_at_assignment_;
   // fc_stats
   uint64_t filter_frames_ = 0, filter_bytes_ = 0, pauses_ = 0, resumes_ = 0;
+  uint64_t sent_while_paused_ = 0;     // departures of a flow the downstream filter names
+  std::vector<uint8_t> held_scratch_;  // per physical queue, while a filter is applied
   uint64_t assignments_ = 0, queue_collisions_ = 0, vfid_collisions_ = 0;
   uint64_t hp_packets_ = 0, overflow_packets_ = 0;
 };
