@@ -135,3 +135,25 @@ TEST(Pfc, StaticThresholdPausesAtTheConfiguredBytes) {
 
 }  // namespace
 }  // namespace rocelab
+
+namespace rocelab {
+namespace {
+
+// switch.buffers: one switch with a buffer of its own (BFC §5's 60 MB gateways); the others
+// keep switch.buffer. The shared pool is the buffer less the same headroom on both spines.
+TEST(PfcBuffer, ASwitchWithItsOwnBufferSize) {
+  ExperimentSpec spec;
+  spec.topology = test::small_leaf_spine(2, 2, 2);
+  spec.network.switch_config.buffer_bytes = 12'000'000;
+  spec.network.switch_config.buffers = {{"spine1", 60'000'000}};
+  spec.flows.push_back(test::flow(0, 2, 100'000));
+  Experiment exp(spec);
+  Network& net = exp.network();
+  const Mmu* big = net.switch_at(NodeId(net.topology().find("spine1"))).flow_control().buffer();
+  const Mmu* small = net.switch_at(NodeId(net.topology().find("spine0"))).flow_control().buffer();
+  ASSERT_TRUE(big && small);
+  EXPECT_EQ(big->shared_capacity() - small->shared_capacity(), 48'000'000);
+}
+
+}  // namespace
+}  // namespace rocelab

@@ -114,6 +114,14 @@ EcnConfig EcnConfig::for_port(BitsPerSec rate_bps) const {
 void describe(ParamVisitor& v, SwitchConfig& c) {
   v.bytes("buffer", c.buffer_bytes, 1, kNoLimit,
           "shared buffer per switch (12 MB; FLB testbed 22 MB, FLB simulations 9 MB)");
+  size_t n = c.buffers.size();
+  v.list(
+      "buffers", n, [&](size_t k) { c.buffers.resize(k); },
+      [&](ParamVisitor& item, size_t i) {
+        item.text("switch", c.buffers[i].switch_name, "switch name");
+        item.bytes("buffer", c.buffers[i].buffer_bytes, 1, kNoLimit, "its shared buffer");
+      },
+      "switches whose buffer is not switch.buffer (BFC §5: the gateways' 60 MB)");
   v.count("queues", c.num_queues, 1, 1024, "data queues per egress port (8 802.1p classes)");
   static const std::string kAckQueues[] = {"control", "data"};
   v.choice("ack_queue", c.ack_queue, kAckQueues,

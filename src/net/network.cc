@@ -25,7 +25,9 @@ Network::Network(Simulator& sim, const TopologySpec& topo, const NetworkConfig& 
       nodes_.push_back(std::make_unique<Host>(*ctx_, NodeId(i), spec));
       hosts_.push_back(NodeId(i));
     } else {
-      nodes_.push_back(std::make_unique<Switch>(*ctx_, NodeId(i), spec, cfg.switch_config));
+      SwitchConfig sc = cfg.switch_config;
+      sc.buffer_bytes = cfg.switch_config.buffer_of(spec.name);
+      nodes_.push_back(std::make_unique<Switch>(*ctx_, NodeId(i), spec, sc));
       switches_.push_back(NodeId(i));
     }
   }

@@ -81,10 +81,25 @@ struct EcnConfig {
   EcnConfig for_port(BitsPerSec rate_bps) const;
 };
 
+// A switch whose buffer differs from the others' (BFC §5: the gateways' 60 MB).
+struct SwitchBufferOverride {
+  std::string switch_name;
+  int64_t buffer_bytes = 0;
+};
+
 struct SwitchConfig {
   // Shared buffer per switch. 12 MB: Broadcom Trident 3 class; FLB testbed uses 22 MB,
   // FLB simulations 9 MB.
   int64_t buffer_bytes = 12 * 1000 * 1000;
+  // Switches with a buffer of their own size, by name (checked against the topology when
+  // the scenario is built).
+  std::vector<SwitchBufferOverride> buffers;
+  // The buffer of the switch named `name`.
+  int64_t buffer_of(const std::string& name) const {
+    for (const SwitchBufferOverride& b : buffers)
+      if (b.switch_name == name) return b.buffer_bytes;
+    return buffer_bytes;
+  }
   uint32_t num_queues = 8;  // data queues per egress port (802.1p classes)
   // Which hash picks among equal-cost next hops: rocelab's own (a 64-bit mix of the 5-tuple
   // and a per-switch seed) or the ns-3 simulators' (net/ns3_ecmp_hash.h).

@@ -68,6 +68,25 @@ std::vector<FlowSpec> generate(const WorkloadConfig& w, size_t index, const Topo
 
 }  // namespace
 
+// switch.buffers names switches of the topology, each once.
+void check_buffer_overrides(const ExperimentSpec& spec) {
+  const SwitchConfig sc = resolved_network(spec).switch_config;
+  for (size_t i = 0; i < sc.buffers.size(); ++i) {
+    const std::string key = "switch.buffers." + std::to_string(i) + ".switch";
+    const std::string& name = sc.buffers[i].switch_name;
+    const auto& nodes = spec.topology.nodes;
+    const auto it =
+        std::find_if(nodes.begin(), nodes.end(), [&](const NodeSpec& n) { return n.name == name; });
+    if (it == nodes.end())
+      throw ConfigError(key + ": no node named '" + name + "' in the topology");
+    if (it->kind != NodeKind::kSwitch) throw ConfigError(key + ": '" + name + "' is a host");
+    for (size_t j = 0; j < i; ++j)
+      if (sc.buffers[j].switch_name == name)
+        throw ConfigError(key + ": '" + name + "' is already given a buffer (item " +
+                          std::to_string(j) + ")");
+  }
+}
+
 // With PFC on, each switch reserves headroom per ingress port and lossless class; the
 // shared buffer is what is left, and it must be positive.
 void check_buffer_covers_headroom(const ExperimentSpec& spec) {
@@ -81,11 +100,17 @@ void check_buffer_covers_headroom(const ExperimentSpec& spec) {
     reserved[l.b] += h;
   }
   for (uint32_t n = 0; n < spec.topology.nodes.size(); ++n) {
-    if (spec.topology.nodes[n].kind != NodeKind::kSwitch || reserved[n] < sc.buffer_bytes) continue;
-    throw ConfigError("switch.buffer: " + std::to_string(sc.buffer_bytes) +
-                      " B is not more than the " + std::to_string(reserved[n]) +
-                      " B of PFC headroom switch '" + spec.topology.nodes[n].name +
-                      "' reserves (fc.headroom, or fewer " + "lossless_priorities)");
+    const std::string& name = spec.topology.nodes[n].name;
+    const int64_t buffer = sc.buffer_of(name);
+    if (spec.topology.nodes[n].kind != NodeKind::kSwitch || reserved[n] < buffer) continue;
+    std::string key = "switch.buffer";
+    for (size_t i = 0; i < sc.buffers.size(); ++i)
+      if (sc.buffers[i].switch_name == name)
+        key = "switch.buffers." + std::to_string(i) + ".buffer";
+    throw ConfigError(key + ": " + std::to_string(buffer) + " B is not more than the " +
+                      std::to_string(reserved[n]) + " B of PFC headroom switch '" +
+                      spec.topology.nodes[n].name + "' reserves (fc.headroom, or fewer " +
+                      "lossless_priorities)");
   }
 }
 
@@ -216,6 +241,7 @@ ExperimentSpec build_unlocated(ScenarioConfig& c) {
   spec.lb_config = c.lb_params;
   spec.cc_config = c.cc_params;
   spec.fc_config = c.fc_params;
+  check_buffer_overrides(spec);
   check_buffer_covers_headroom(spec);
   check_timer_or_lossless(spec);
   spec.stop = c.stop_time > Delta::zero() ? Time::zero() + c.stop_time : Time::never();
