@@ -58,6 +58,16 @@ void describe(ParamVisitor& v, BfcParams& p) {
          "each flow's first packet in a high-priority queue (§3.7; false: BFC-HighPriorityQ)");
   v.flag("dynamic_queues", p.dynamic_queues,
          "flows take a free physical queue (§3.3); false: static hashing (BFC-VFID, §3.2)");
+  v.flag("keep_queue", p.keep_queue,
+         "a paused flow keeps its physical queue after its last departure until resumed "
+         "(false: reclaimed with the last packet, §3.3)");
+  v.flag("recheck_threshold", p.recheck_threshold,
+         "Th re-checked at a listed flow's turn and at each of its departures (§3.3: \"each "
+         "time we dequeue one of its packets\"); false: a listed flow is resumed at its turn");
+  static const std::string kRelease[] = {"all", "one"};
+  v.choice("release_waiting", p.release_waiting, kRelease,
+           "paused flows with nothing queued are listed for resume all at once at their "
+           "queue's first departure at or below Th (all), or one per such departure (one)");
   v.count("filter_header_bytes", p.filter_header_bytes, 0, 1024,
           "Ethernet header + FCS around a filter frame (18; the paper gives the filter only)");
 }
@@ -187,7 +197,10 @@ bool Bfc::admit(PortId in, PortId out, Packet& p) {
     e.flow = p.flow.index();
     if (e.queued++ == 0) {
       e.waiting = false;  // its own departures decide again (left on the old list)
-      e.queue = assign_queue(ps, vfid);
+      if (e.holds_queue)
+        e.holds_queue = false;  // keep_queue: back into the queue it kept
+      else
+        e.queue = assign_queue(ps, vfid);
     }
     t.kind = kTracked;
     t.queue = e.queue;
@@ -223,6 +236,7 @@ void Bfc::ask_resume(PortState& ps, VfidEntry& e, uint32_t index) {
 
 void Bfc::release_waiting(PortState& ps, PortId out, size_t queue) {
   Ring<uint32_t>& list = ps.waiting[queue];
+  const bool one = params_.release_waiting == "one";
   while (!list.empty()) {
     const uint32_t i = list.pop_front();
     VfidEntry& e = table_[i];
@@ -232,6 +246,7 @@ void Bfc::release_waiting(PortState& ps, PortId out, size_t queue) {
       continue;
     e.waiting = false;
     ask_resume(ps, e, i);
+    if (one) return;
   }
 }
 
@@ -245,9 +260,34 @@ void Bfc::count_resume(PortState& ps, size_t queue) {
   max_resumes_per_interval_ = std::max(max_resumes_per_interval_, ++ps.resumed_in_interval[queue]);
 }
 
+// recheck_threshold, at a listed flow's turn: is it still due? An entry that left the list
+// (a departure above Th) or was reused is skipped; one whose queue is back above Th stays
+// paused, and waits for its queue to fall if it has nothing queued.
+bool Bfc::due_now(PortId out, size_t queue, uint32_t index) {
+  VfidEntry& e = table_[index];
+  if (!e.used || !e.pending || e.out != out.index() || e.queue != queue) return false;
+  const double depth = static_cast<double>(sw_.port(out).queue_bytes(queue));
+  if (depth <= threshold_bytes(PortId(e.in), out, queue)) return true;
+  e.pending = false;
+  ++rechecks_kept_paused_;
+  if (e.queued == 0) {
+    e.waiting = true;
+    ports_[out.index()].waiting[queue].push_back(index);
+  }
+  return false;
+}
+
+void Bfc::release_queue(PortState& ps, size_t queue) {
+  if (--ps.queue_vfids[queue] == 0) --ps.queues_in_use;
+}
+
 void Bfc::resume(uint32_t index) {
   VfidEntry& e = table_[index];
   e.pending = false;
+  if (e.holds_queue) {  // keep_queue: the flow's hold on its queue ends with its pause
+    e.holds_queue = false;
+    release_queue(ports_[e.out], e.queue);
+  }
   if (e.paused) {
     e.paused = false;
     ports_[e.in].paused.remove(shape_, e.vfid);
@@ -271,7 +311,12 @@ void Bfc::on_dequeue(PortId out, Packet& p) {
     VfidEntry& e = table_[i];
     PortState& ps = ports_[out.index()];
     const bool last = --e.queued == 0;
-    if (last && --ps.queue_vfids[t.queue] == 0) --ps.queues_in_use;
+    if (last) {
+      if (params_.keep_queue && e.paused)
+        e.holds_queue = true;
+      else
+        release_queue(ps, t.queue);
+    }
     const double depth = static_cast<double>(port.queue_bytes(t.queue));
     const bool below = depth <= threshold_bytes(PortId(e.in), out, t.queue);
     if (params_.resume_all) {
@@ -283,6 +328,8 @@ void Bfc::on_dequeue(PortId out, Packet& p) {
           count_resume(ps, t.queue);
         }
       }
+    } else if (e.paused && e.pending && params_.recheck_threshold && !below) {
+      e.pending = false;  // §3.3: not due any more; the list skips it at its turn
     } else if (e.paused && !e.pending) {
       // §3.5: a flow due to resume waits its turn on the queue's list.
       if (below) {
@@ -359,13 +406,19 @@ bool Bfc::keeps_ticking() const {
 // whose interval is up gets the filter of the flows paused on it (§3.6).
 void Bfc::tick() {
   const Time now = ctx_.sim.now();
-  for (PortState& ps : ports_) {
+  for (size_t port = 0; port < ports_.size(); ++port) {
+    PortState& ps = ports_[port];
     if (ps.lists_pending == 0) continue;
     for (Ring<uint32_t>& list : ps.to_resume) {
       if (list.empty()) continue;
-      for (uint32_t k = 0; k < params_.resumes_per_interval && !list.empty(); ++k) {
-        resume(list.pop_front());
-        count_resume(ps, static_cast<size_t>(&list - ps.to_resume.data()));
+      const size_t queue = static_cast<size_t>(&list - ps.to_resume.data());
+      for (uint32_t k = 0; k < params_.resumes_per_interval && !list.empty();) {
+        const uint32_t i = list.pop_front();
+        if (params_.recheck_threshold && !due_now(PortId(static_cast<uint16_t>(port)), queue, i))
+          continue;  // left the list, or stays paused: the turn passes to the next
+        resume(i);
+        count_resume(ps, queue);
+        ++k;
       }
       if (list.empty()) --ps.lists_pending;
     }
@@ -416,6 +469,7 @@ void Bfc::add_stats(std::vector<SchemeStat>& out) const {
   out.push_back({"bfc.filter_bytes", static_cast<double>(filter_bytes_)});
   out.push_back({"bfc.pauses", static_cast<double>(pauses_)});
   out.push_back({"bfc.sent_while_paused", static_cast<double>(sent_while_paused_)});
+  out.push_back({"bfc.rechecks_kept_paused", static_cast<double>(rechecks_kept_paused_)});
   out.push_back({"bfc.resumes", static_cast<double>(resumes_)});
   out.push_back({"bfc.queue_assignments", static_cast<double>(assignments_)});
   out.push_back({"bfc.queue_collisions", static_cast<double>(queue_collisions_)});

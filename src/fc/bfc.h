@@ -9,6 +9,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "fc/bfc_filter.h"
@@ -36,6 +37,17 @@ struct BfcParams {
   bool resume_all = false;            // BFC-BufferOpt (§4.3)
   bool high_priority_queue = true;    // false: BFC-HighPriorityQ (§4.3)
   bool dynamic_queues = true;         // false: BFC-VFID, static hashing (§3.2, §4.2)
+  // Readings of §3.3/§3.5 (docs/schemes/bfc.md). keep_queue: a paused flow keeps its
+  // physical queue after its last departure until it is resumed (false: the queue goes
+  // with the last packet, §3.3's "reclaim the physical queue"). recheck_threshold: a flow
+  // on the to-be-resumed list is resumed only if its queue is still at or below Th at its
+  // turn, and leaves the list when one of its departures finds the queue above Th (§3.3:
+  // "we compute whether a flow should remain paused each time we dequeue one of its
+  // packets"). release_waiting: waiting flows of a queue listed all at once at the first
+  // departure at or below Th ("all"), or one per such departure ("one").
+  bool keep_queue = false;
+  bool recheck_threshold = false;
+  std::string release_waiting = "all";
   // Ethernet header and FCS around the filter (the paper gives the filter's size only).
   uint32_t filter_header_bytes = 18;
 };
@@ -102,6 +114,8 @@ class Bfc final : public FlowControl, public EventHandler {
   void resume(uint32_t index);
   void count_resume(PortState& ps, size_t queue);
   void release_waiting(PortState& ps, PortId out, size_t queue);
+  void release_queue(PortState& ps, size_t queue);
+  bool due_now(PortId out, size_t queue, uint32_t index);
   bool head_matches(PortId out, size_t queue) const;
   void match_head(PortId out, size_t queue);
   void tick();
@@ -138,6 +152,7 @@ class Bfc final : public FlowControl, public EventHandler {
   // fc_stats
   uint64_t filter_frames_ = 0, filter_bytes_ = 0, pauses_ = 0, resumes_ = 0;
   uint64_t sent_while_paused_ = 0;     // departures of a flow the downstream filter names
+  uint64_t rechecks_kept_paused_ = 0;  // recheck_threshold: listed flows found above Th
   std::vector<uint8_t> held_scratch_;  // per physical queue, while a filter is applied
   uint64_t assignments_ = 0, queue_collisions_ = 0, vfid_collisions_ = 0;
   uint64_t hp_packets_ = 0, overflow_packets_ = 0;

@@ -19,9 +19,10 @@ struct VfidEntry {
   uint16_t out = 0;
   uint16_t queue = 0;  // physical queue while queued > 0
   bool used = false;
-  bool paused = false;   // its bits are in the ingress's counting filter
-  bool pending = false;  // on its queue's to-be-resumed list
-  bool waiting = false;  // paused with no packet queued: resumes once `queue` is below Th
+  bool paused = false;       // its bits are in the ingress's counting filter
+  bool pending = false;      // on its queue's to-be-resumed list
+  bool waiting = false;      // paused with no packet queued: resumes once `queue` is below Th
+  bool holds_queue = false;  // keep_queue: paused with nothing queued, `queue` still its own
 };
 
 class VfidTable {
