@@ -163,9 +163,12 @@ struct FanIn {
   uint64_t pause_frames;
   uint64_t max_resumes_per_interval;
 };
-FanIn fan_in(uint32_t flows_per_sender, bool resume_all) {
+FanIn fan_in(uint32_t flows_per_sender, bool resume_all, bool keep_queue = false,
+             bool recheck = false) {
   BfcParams params;
   params.resume_all = resume_all;
+  params.keep_queue = keep_queue;
+  params.recheck_threshold = recheck;
   ExperimentSpec spec = bfc_spec(params, test::small_leaf_spine(2, 1, 16));
   for (uint32_t s = 16; s < 32; ++s)
     for (uint32_t k = 0; k < flows_per_sender; ++k) spec.flows.push_back(test::flow(s, 0, 300'000));
@@ -216,6 +219,55 @@ TEST(Bfc, NothingLostEveryFlowFinishesAndSameSeedSameResultForEveryScheme) {
       };
       EXPECT_EQ(once(), once()) << lb << "+" << cc;
     }
+  }
+}
+
+// The readings of §3.3 on the same fan-in. Measured max physical-queue depth at 16 / 64 /
+// 256 flows: as shipped 48.7 / 150 / 296 KB; re-checking Th at a listed flow's turn and at
+// its departures 36.8 / 133 / 235; with a paused flow also keeping its queue until its
+// packets are back 36.8 / 150 / 148: flat from 64 flows on, as the paper's Fig. 10.
+TEST(Bfc, KeepingTheQueueAndRecheckingThHoldQueuesFlat) {
+  const FanIn r64 = fan_in(4, false, true, true), r256 = fan_in(16, false, true, true);
+  const FanIn shipped256 = fan_in(16, false);
+  EXPECT_LT(r256.max_queue_bytes, r64.max_queue_bytes * 11 / 10) << "4x the flows, same depth";
+  EXPECT_LT(2 * r256.max_queue_bytes, shipped256.max_queue_bytes + shipped256.max_queue_bytes / 4);
+  EXPECT_EQ(r256.pause_frames, 0u);
+  EXPECT_EQ(r256.max_resumes_per_interval, 1u);
+}
+
+// Every reading keeps the model's promises: nothing lost, every flow done, the buffer
+// drained, no packet sent while its flow is paused, and the same seed the same result.
+TEST(Bfc, EveryReadingKeepsTheInvariants) {
+  struct Reading {
+    bool keep, recheck;
+    const char* release;
+  };
+  for (const Reading r : {Reading{true, false, "all"}, Reading{false, true, "all"},
+                          Reading{true, true, "all"}, Reading{true, true, "one"}}) {
+    auto once = [&] {
+      BfcParams params;
+      params.keep_queue = r.keep;
+      params.recheck_threshold = r.recheck;
+      params.release_waiting = r.release;
+      ExperimentSpec spec = bfc_spec(params, test::small_leaf_spine(2, 2, 8));
+      RandomStream rng(5, "bfc-readings");
+      for (uint32_t f = 0; f < 60; ++f) {
+        const uint32_t src = static_cast<uint32_t>(rng.below(16));
+        const uint32_t dst = (src + 1 + static_cast<uint32_t>(rng.below(15))) % 16;
+        spec.flows.push_back(test::flow(src, dst, 1000 + rng.below(400'000),
+                                        Time{static_cast<int64_t>(rng.below(50'000'000))}));
+      }
+      for (uint32_t s = 8; s < 16; ++s) spec.flows.push_back(test::flow(s, 0, 200'000));
+      Experiment exp(spec);
+      test::run_checked(exp);
+      EXPECT_EQ(exp.network().counters().drops, 0u);
+      EXPECT_EQ(stat(exp, "bfc.sent_while_paused"), 0u);
+      std::vector<int64_t> finish;
+      for (uint32_t f = 0; f < spec.flows.size(); ++f)
+        finish.push_back(exp.transport().record(FlowId(f)).finish.ps);
+      return finish;
+    };
+    EXPECT_EQ(once(), once()) << r.keep << r.recheck << r.release;
   }
 }
 

@@ -59,8 +59,9 @@ void describe(ParamVisitor& v, BfcParams& p) {
   v.flag("dynamic_queues", p.dynamic_queues,
          "flows take a free physical queue (§3.3); false: static hashing (BFC-VFID, §3.2)");
   v.flag("keep_queue", p.keep_queue,
-         "a paused flow keeps its physical queue after its last departure until resumed "
-         "(false: reclaimed with the last packet, §3.3)");
+         "a paused flow keeps its physical queue after its last departure until resumed and "
+         "its packets are back, or 2 (HRTT + tau) after the resume (false: reclaimed with the "
+         "last packet, §3.3)");
   v.flag("recheck_threshold", p.recheck_threshold,
          "Th re-checked at a listed flow's turn and at each of its departures (§3.3: \"each "
          "time we dequeue one of its packets\"); false: a listed flow is resumed at its turn");
@@ -109,14 +110,15 @@ Bfc::Bfc(Switch& sw, const BfcParams& params)
     const Delta tau =
         params.filter_interval > Delta::zero() ? params.filter_interval : Delta{hrtt.ps / 2};
     if (tau <= Delta::zero()) throw std::invalid_argument("bfc: filter interval must be > 0");
-    ports_.push_back(PortState{
-        std::vector<uint32_t>(params.physical_queues, 0),
-        std::vector<Ring<uint32_t>>(params.physical_queues),
-        std::vector<Ring<uint32_t>>(params.physical_queues),
-        std::vector<uint64_t>(params.physical_queues, UINT64_MAX),
-        std::vector<uint32_t>(params.physical_queues, 0), 0, 0, CountingBloomFilter(shape_),
-        std::vector<uint64_t>(shape_.words()), static_cast<double>((hrtt + tau).ps) * 1e-12,
-        static_cast<double>(port.rate_bps()) / 8, tau, ctx_.sim.now() + tau});
+    ports_.push_back(PortState{std::vector<uint32_t>(params.physical_queues, 0),
+                               std::vector<Ring<uint32_t>>(params.physical_queues),
+                               std::vector<Ring<uint32_t>>(params.physical_queues),
+                               std::vector<uint64_t>(params.physical_queues, UINT64_MAX),
+                               std::vector<uint32_t>(params.physical_queues, 0), 0, 0,
+                               CountingBloomFilter(shape_), std::vector<uint64_t>(shape_.words()),
+                               static_cast<double>((hrtt + tau).ps) * 1e-12,
+                               static_cast<double>(port.rate_bps()) / 8, tau, ctx_.sim.now() + tau,
+                               false, Ring<HeldQueue>{}});
     tick_ = tick_ == Delta::zero() ? tau : std::min(tick_, tau);
   }
   tick_origin_ = ctx_.sim.now();
@@ -284,16 +286,32 @@ void Bfc::release_queue(PortState& ps, size_t queue) {
 void Bfc::resume(uint32_t index) {
   VfidEntry& e = table_[index];
   e.pending = false;
-  if (e.holds_queue) {  // keep_queue: the flow's hold on its queue ends with its pause
-    e.holds_queue = false;
-    release_queue(ports_[e.out], e.queue);
-  }
   if (e.paused) {
     e.paused = false;
     ports_[e.in].paused.remove(shape_, e.vfid);
     ++resumes_;
   }
+  if (e.holds_queue) {
+    // keep_queue: the queue stays the flow's until the packets the resume lets go arrive,
+    // at most one feedback delay (HRTT + tau) of the link they come by, twice over.
+    const Delta wait{static_cast<int64_t>(2 * ports_[e.in].feedback_s * 1e12)};
+    ports_[e.out].held_after_resume.push_back(HeldQueue{index, ctx_.sim.now() + wait});
+    return;
+  }
   if (e.queued == 0) table_.release(index);
+}
+
+// keep_queue: holds whose time is up, and whose flow sent nothing more, end.
+void Bfc::end_held_queues(PortState& ps, size_t port, Time now) {
+  while (!ps.held_after_resume.empty() && ps.held_after_resume.front().until <= now) {
+    const uint32_t i = ps.held_after_resume.pop_front().index;
+    VfidEntry& e = table_[i];
+    if (!e.used || !e.holds_queue || e.paused || e.out != port) continue;
+    e.holds_queue = false;
+    release_queue(ps, e.queue);
+    ++held_queues_expired_;
+    if (e.queued == 0 && !e.pending) table_.release(i);
+  }
 }
 
 void Bfc::on_dequeue(PortId out, Packet& p) {
@@ -330,6 +348,10 @@ void Bfc::on_dequeue(PortId out, Packet& p) {
       }
     } else if (e.paused && e.pending && params_.recheck_threshold && !below) {
       e.pending = false;  // §3.3: not due any more; the list skips it at its turn
+      if (last) {         // and with nothing left to depart, it waits for its queue to fall
+        e.waiting = true;
+        ps.waiting[t.queue].push_back(i);
+      }
     } else if (e.paused && !e.pending) {
       // §3.5: a flow due to resume waits its turn on the queue's list.
       if (below) {
@@ -396,7 +418,7 @@ bool Bfc::keeps_ticking() const {
   if (seen_data_ || nonempty_sent_ > 0) return true;
   for (size_t i = 0; i < ports_.size(); ++i) {
     const PortState& ps = ports_[i];
-    if (ps.lists_pending > 0 || !ps.paused.empty()) return true;
+    if (ps.lists_pending > 0 || !ps.paused.empty() || !ps.held_after_resume.empty()) return true;
     if (sw_.port(PortId(static_cast<uint16_t>(i))).data_queue_bytes() > 0) return true;
   }
   return false;
@@ -408,6 +430,7 @@ void Bfc::tick() {
   const Time now = ctx_.sim.now();
   for (size_t port = 0; port < ports_.size(); ++port) {
     PortState& ps = ports_[port];
+    end_held_queues(ps, port, now);
     if (ps.lists_pending == 0) continue;
     for (Ring<uint32_t>& list : ps.to_resume) {
       if (list.empty()) continue;
@@ -470,6 +493,7 @@ void Bfc::add_stats(std::vector<SchemeStat>& out) const {
   out.push_back({"bfc.pauses", static_cast<double>(pauses_)});
   out.push_back({"bfc.sent_while_paused", static_cast<double>(sent_while_paused_)});
   out.push_back({"bfc.rechecks_kept_paused", static_cast<double>(rechecks_kept_paused_)});
+  out.push_back({"bfc.held_queues_expired", static_cast<double>(held_queues_expired_)});
   out.push_back({"bfc.resumes", static_cast<double>(resumes_)});
   out.push_back({"bfc.queue_assignments", static_cast<double>(assignments_)});
   out.push_back({"bfc.queue_collisions", static_cast<double>(queue_collisions_)});

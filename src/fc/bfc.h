@@ -38,8 +38,9 @@ struct BfcParams {
   bool high_priority_queue = true;    // false: BFC-HighPriorityQ (§4.3)
   bool dynamic_queues = true;         // false: BFC-VFID, static hashing (§3.2, §4.2)
   // Readings of §3.3/§3.5 (docs/schemes/bfc.md). keep_queue: a paused flow keeps its
-  // physical queue after its last departure until it is resumed (false: the queue goes
-  // with the last packet, §3.3's "reclaim the physical queue"). recheck_threshold: a flow
+  // physical queue after its last departure until it is resumed and the packets the resume
+  // lets go have arrived, or 2 (HRTT + tau) after the resume (false: the queue goes with the
+  // last packet, §3.3's "reclaim the physical queue"). recheck_threshold: a flow
   // on the to-be-resumed list is resumed only if its queue is still at or below Th at its
   // turn, and leaves the list when one of its departures finds the queue above Th (§3.3:
   // "we compute whether a flow should remain paused each time we dequeue one of its
@@ -86,6 +87,11 @@ class Bfc final : public FlowControl, public EventHandler {
   void on_event(uint32_t kind, uint64_t arg) override;
 
  private:
+  // keep_queue: a resumed flow's hold on its physical queue, until its packets arrive.
+  struct HeldQueue {
+    uint32_t index;
+    Time until;
+  };
   struct PortState {
     // As an egress: VFIDs assigned per physical queue, and the to-be-resumed lists (§3.5).
     std::vector<uint32_t> queue_vfids;
@@ -104,6 +110,9 @@ class Bfc final : public FlowControl, public EventHandler {
     Delta interval;
     Time next_filter;
     bool sent_nonempty = false;
+    // In push order: deadlines in order when every link has the same delay (else a later one
+    // ahead only delays the ones behind it).
+    Ring<HeldQueue> held_after_resume;
   };
 
   double threshold_bytes(PortId in, PortId out, size_t queue) const;
@@ -116,6 +125,7 @@ class Bfc final : public FlowControl, public EventHandler {
   void release_waiting(PortState& ps, PortId out, size_t queue);
   void release_queue(PortState& ps, size_t queue);
   bool due_now(PortId out, size_t queue, uint32_t index);
+  void end_held_queues(PortState& ps, size_t port, Time now);
   bool head_matches(PortId out, size_t queue) const;
   void match_head(PortId out, size_t queue);
   void tick();
@@ -153,6 +163,7 @@ class Bfc final : public FlowControl, public EventHandler {
   uint64_t filter_frames_ = 0, filter_bytes_ = 0, pauses_ = 0, resumes_ = 0;
   uint64_t sent_while_paused_ = 0;     // departures of a flow the downstream filter names
   uint64_t rechecks_kept_paused_ = 0;  // recheck_threshold: listed flows found above Th
+  uint64_t held_queues_expired_ = 0;   // keep_queue: holds that ended with no packet back
   std::vector<uint8_t> held_scratch_;  // per physical queue, while a filter is applied
   uint64_t assignments_ = 0, queue_collisions_ = 0, vfid_collisions_ = 0;
   uint64_t hp_packets_ = 0, overflow_packets_ = 0;
