@@ -192,6 +192,19 @@ TEST(Bfc, PacedResumesKeepPhysicalQueuesFromGrowingWithTheFlows) {
 
 // ---------------------------------------------------------------- invariants
 
+// `n` flows of 1-401 KB between random distinct hosts of the first `hosts`, starting within
+// `within`.
+void add_random_flows(ExperimentSpec& spec, RandomStream& rng, uint32_t n, uint32_t hosts,
+                      Delta within) {
+  for (uint32_t f = 0; f < n; ++f) {
+    const uint32_t src = static_cast<uint32_t>(rng.below(hosts));
+    const uint32_t dst = (src + 1 + static_cast<uint32_t>(rng.below(hosts - 1))) % hosts;
+    spec.flows.push_back(
+        test::flow(src, dst, 1000 + rng.below(400'000),
+                   Time{static_cast<int64_t>(rng.below(static_cast<uint64_t>(within.ps)))}));
+  }
+}
+
 TEST(Bfc, NothingLostEveryFlowFinishesAndSameSeedSameResultForEveryScheme) {
   for (const char* lb : {"ecmp", "letflow", "rps", "drill", "conga", "flb"}) {
     for (const char* cc : {"win", "none", "dcqcn", "hpcc", "timely", "swift", "pcn"}) {
@@ -200,12 +213,7 @@ TEST(Bfc, NothingLostEveryFlowFinishesAndSameSeedSameResultForEveryScheme) {
         spec.lb = lb;
         spec.topology = test::small_leaf_spine(2, 2, 4);
         RandomStream rng(3, "bfc-invariants");
-        for (uint32_t f = 0; f < 40; ++f) {
-          const uint32_t src = static_cast<uint32_t>(rng.below(8));
-          const uint32_t dst = (src + 1 + static_cast<uint32_t>(rng.below(7))) % 8;
-          spec.flows.push_back(test::flow(src, dst, 1000 + rng.below(400'000),
-                                          Time{static_cast<int64_t>(rng.below(100'000'000))}));
-        }
+        add_random_flows(spec, rng, 40, 8, Delta::from_us(100));
         spec.flows.push_back(test::flow(4, 0, 300'000));  // a small incast
         spec.flows.push_back(test::flow(5, 0, 300'000));
         spec.flows.push_back(test::flow(6, 0, 300'000));
@@ -251,12 +259,7 @@ TEST(Bfc, EveryReadingKeepsTheInvariants) {
       params.release_waiting = r.release;
       ExperimentSpec spec = bfc_spec(params, test::small_leaf_spine(2, 2, 8));
       RandomStream rng(5, "bfc-readings");
-      for (uint32_t f = 0; f < 60; ++f) {
-        const uint32_t src = static_cast<uint32_t>(rng.below(16));
-        const uint32_t dst = (src + 1 + static_cast<uint32_t>(rng.below(15))) % 16;
-        spec.flows.push_back(test::flow(src, dst, 1000 + rng.below(400'000),
-                                        Time{static_cast<int64_t>(rng.below(50'000'000))}));
-      }
+      add_random_flows(spec, rng, 60, 16, Delta::from_us(50));
       for (uint32_t s = 8; s < 16; ++s) spec.flows.push_back(test::flow(s, 0, 200'000));
       Experiment exp(spec);
       test::run_checked(exp);
