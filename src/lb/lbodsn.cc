@@ -21,7 +21,6 @@ const std::array<std::string, 2> kFlowPick = {"arriving", "largest"};
 const std::array<std::string, 3> kCnpFilter = {"probabilistic", "none", "all"};
 const std::array<std::string, 2> kThresholdOn = {"count", "average"};
 const std::array<std::string, 2> kReorderBuffers = {"switch", "outside"};
-constexpr uint32_t kMaxPaths = 1u << 16;
 }  // namespace
 
 // ---------------------------------------------------------------- configuration
@@ -137,6 +136,7 @@ Lbodsn::Lbodsn(const SwitchView& sw, const LbodsnConfig& cfg)
       arriving_pick_(cfg.fcn_flow_pick == "arriving"),
       cnp_mode_(static_cast<int>(std::find(kCnpFilter.begin(), kCnpFilter.end(), cfg.cnp_filter) -
                                  kCnpFilter.begin())),
+      threshold_on_average_(cfg.cnp_threshold_on == "average"),
       dre_period_(Delta{std::max<int64_t>(
           1, static_cast<int64_t>(static_cast<double>(cfg.utilization_tau.ps) * kDreAlpha))}),
       reorder_(
@@ -151,32 +151,26 @@ Lbodsn::Lbodsn(const SwitchView& sw, const LbodsnConfig& cfg)
   uplinks_.resize(sw.port_count());
   ingress_.resize(sw.port_count());
   ingress_delay_.resize(sw.port_count());
-  // One switch-to-switch hop: this ToR's first uplink (leaf-spines and fat-trees are
-  // uniform). t_d: the FCN's trip to the farthest source ToR (two links in a leaf-spine,
-  // four across pods in a fat-tree).
-  Delta hop = Delta::zero();
+  // One switch-to-switch hop, for a 64 B control frame and for a full data packet: this
+  // ToR's first uplink (leaf-spines and fat-trees are uniform). t_d is the FCN's trip to
+  // the farthest source ToR (two links in a leaf-spine, four across fat-tree pods); §3.2's
+  // "one RTT" between ToRs is data one way and the FCN back.
+  Delta control_hop = Delta::zero(), data_hop = Delta::zero();
   for (size_t i = 0; i < sw.port_count(); ++i) {
     const EgressPort& port = sw.port(PortId{static_cast<uint16_t>(i)});
     const bool fabric = port.peer()->kind() == NodeKind::kSwitch;
     ingress_[i].monitored = fabric;
-    if (fabric && hop == Delta::zero())
-      hop = port.delay() + sw.wire().serialize(sw.wire().control_wire_bytes(PacketType::kControl),
-                                               port.rate_bps());
+    if (!fabric || control_hop != Delta::zero()) continue;
+    control_hop =
+        port.delay() +
+        sw.wire().serialize(sw.wire().control_wire_bytes(PacketType::kControl), port.rate_bps());
+    data_hop = port.delay() + sw.wire().serialize(sw.wire().mtu_wire_bytes(), port.rate_bps());
   }
   uint32_t links = 0;
   for (uint32_t e : r.edge_switches()) links = std::max(links, r.edge_distance(self_, e));
-  t_d_ = cfg.t_d > Delta::zero() ? cfg.t_d : hop * static_cast<int64_t>(links);
+  t_d_ = cfg.t_d > Delta::zero() ? cfg.t_d : control_hop * static_cast<int64_t>(links);
   t_re_flight_ = cfg.t_re_flight > Delta::zero() ? cfg.t_re_flight : t_d_;
-  Delta rtt = Delta::zero();
-  for (size_t i = 0; i < sw.port_count(); ++i) {
-    const EgressPort& port = sw.port(PortId{static_cast<uint16_t>(i)});
-    if (port.peer()->kind() != NodeKind::kSwitch) continue;
-    // Data one way, control back, over two links each (§3.2's "one RTT" between ToRs).
-    rtt = (port.delay() + sw.wire().serialize(sw.wire().mtu_wire_bytes(), port.rate_bps())) *
-              static_cast<int64_t>(links) +
-          t_d_;
-    break;
-  }
+  const Delta rtt = data_hop * static_cast<int64_t>(links) + t_d_;
   fcn_interval_ = cfg.fcn_interval > Delta::zero() ? cfg.fcn_interval : rtt;
   delay_expiry_ = cfg.path_delay_expiry > Delta::zero() ? cfg.path_delay_expiry : rtt * 2;
 }
@@ -251,7 +245,6 @@ PortId Lbodsn::choose_egress(const SwitchView& sw, Packet& p, std::span<const Po
   TxFlow& f = it->second;
   if (fresh || now - f.active > cfg_.flow_idle) {  // a new flow (§3.3)
     f.path = choose_new_path(dst_edge, paths, candidates);
-    f.dst_edge = dst_edge;
     ++f.epoch;
     f.phase = 0;
     f.tail_time = Time::zero();
@@ -305,7 +298,6 @@ void Lbodsn::on_fcn(const Packet& p, const LbodsnControl& c) {
   stats_.fcn_delay_max_ps = std::max(stats_.fcn_delay_max_ps, delay);
   const uint32_t dst_edge = p.src.index();  // the destination ToR sent it
   std::vector<PathState>& st = path_states(dst_edge);
-  auto it = tx_.find(p.flow.index());
   if (c.tag == 0) {  // the flow's congestion cleared; the path with its last flow
     if (c.path >= st.size()) return;
     PathState& s = st[c.path];
@@ -313,6 +305,7 @@ void Lbodsn::on_fcn(const Packet& p, const LbodsnControl& c) {
     if (s.congested.empty()) s.tag1 = false;
     return;
   }
+  auto it = tx_.find(p.flow.index());
   if (it == tx_.end()) {
     ++stats_.fcn_unknown_flow;
     return;
@@ -350,8 +343,8 @@ bool Lbodsn::filter_cnp(Packet& p) {
   TxFlow& f = it->second;
   ++stats_.stale_cnps;
   ++f.w;
-  const CnpDecision d = stale_cnp(f.avg_cnp, f.w, cfg_.w_q, cfg_.max_p, cfg_.cnp_threshold,
-                                  cfg_.cnp_threshold_on == "average");
+  const CnpDecision d =
+      stale_cnp(f.avg_cnp, f.w, cfg_.w_q, cfg_.max_p, cfg_.cnp_threshold, threshold_on_average_);
   f.avg_cnp = d.avg_cnp;
   bool discard = false;
   if (cnp_mode_ == 2)

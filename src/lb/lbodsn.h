@@ -183,12 +183,13 @@ class Lbodsn final : public LoadBalancer, public EventHandler {
   static constexpr uint32_t kNone = 0xffffffffu;
   static constexpr uint32_t kFlushEvent = 1;
   static constexpr double kDreAlpha = 0.2;  // CONGA's: the period is tau x alpha
+  static constexpr uint32_t kMaxPaths = 1u << 16;
 
   // ---- source ToR
   struct TxFlow {
     Time active;
     Time tail_time;
-    uint32_t path = 0, pending_path = kNone, dst_edge = 0;
+    uint32_t path = 0, pending_path = kNone;
     uint32_t epoch = 0;
     uint8_t phase = 0;
     uint8_t nbit = 0;
@@ -223,8 +224,8 @@ class Lbodsn final : public LoadBalancer, public EventHandler {
     uint32_t flow_hash = 0;
   };
   struct Ingress {
-    bool monitored = false;
-    Priority prio = 0;                    // the class its data uses (the latest packet's)
+    bool monitored = false;  // faces a switch: watched as an ingress, estimated as an uplink
+    Priority prio = 0;       // the class its data uses (the latest packet's)
     int64_t in_bytes = 0, out_bytes = 0;  // in the open rate window
     Time window_start;
     double growth = 0;  // lambda - mu of the last closed window, bytes/s
@@ -246,7 +247,8 @@ class Lbodsn final : public LoadBalancer, public EventHandler {
   // T_d of Eq. 4 and the backlog above resume, for ties between two paused paths.
   std::pair<double, int64_t> t_d_of_path(uint32_t src_edge, uint32_t path, Priority prio);
   Delta t_path(uint32_t src_edge, uint32_t path);
-  PortId ingress_of_path(uint32_t src_edge, uint32_t path);
+  // This ToR's ingress port of each path from `src_edge` (worked out once per source ToR).
+  const std::vector<PortId>& path_ingresses(uint32_t src_edge);
   PathDelay& path_delay(uint32_t src_edge, uint32_t path);
   void send(uint32_t to_edge, FlowId flow, uint32_t flow_hash, PortId in_port,
             const LbodsnControl& c);
@@ -264,6 +266,7 @@ class Lbodsn final : public LoadBalancer, public EventHandler {
   const Mmu* mmu_;
   bool arriving_pick_;
   int cnp_mode_;  // 0 probabilistic, 1 none, 2 all
+  bool threshold_on_average_;
   Delta dre_period_;
   // Source.
   FlatMap<uint32_t, TxFlow> tx_;

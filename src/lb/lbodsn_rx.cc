@@ -11,10 +11,6 @@
 
 namespace rocelab {
 
-namespace {
-constexpr uint32_t kMaxPaths = 1u << 16;
-}
-
 // lambda_t - mu_t over the last closed window (§3.2's "rate of increase").
 void Lbodsn::sample_window(Ingress& g, Time now) {
   const Delta dt = now - g.window_start;
@@ -50,7 +46,7 @@ void Lbodsn::on_enqueue(const SwitchView& sw, Packet& p, PortId /*port*/) {
 
 void Lbodsn::on_dequeue(const SwitchView& sw, Packet& p, PortId port) {
   const Time now = sw.now();
-  if (sw.port(port).peer()->kind() == NodeKind::kSwitch)  // an uplink: Table 1's utilisation
+  if (ingress_[port.index()].monitored)  // an uplink: Table 1's utilisation
     uplinks_[port.index()].dre.bytes_at(now, Time::zero(), dre_period_, kDreAlpha) += p.wire_bytes;
   const PortId in = p.ingress_port;
   Ingress& g = ingress_[in.index()];
@@ -119,8 +115,7 @@ uint32_t Lbodsn::pick_flow(const Packet& p, const Ingress& g, int64_t f_cc) cons
 // a fat-tree, paths through another core can share the last hop, and moving a flow onto
 // one would leave its bytes in the same ingress queue).
 uint32_t Lbodsn::choose_target(uint32_t src_edge, PortId in, Priority prio) {
-  ingress_of_path(src_edge, 0);  // sizes the table once: its size is the path count
-  const std::vector<PortId>& ingress = path_ingress_[sw_.routing().edge_index(src_edge)];
+  const std::vector<PortId>& ingress = path_ingresses(src_edge);
   scratch_.clear();
   for (uint32_t k = 0; k < ingress.size(); ++k)
     if (ingress[k] != in) scratch_.push_back(k);
@@ -140,7 +135,7 @@ uint32_t Lbodsn::choose_target(uint32_t src_edge, PortId in, Priority prio) {
 }
 
 std::pair<double, int64_t> Lbodsn::t_d_of_path(uint32_t src_edge, uint32_t path, Priority prio) {
-  const PortId j = ingress_of_path(src_edge, path);
+  const PortId j = path_ingresses(src_edge)[path];
   double t_pfc = 0;
   int64_t backlog = 0;
   if (mmu_->pause_sent(j, prio)) {  // Eq. 5; 0 for a path not paused
@@ -160,7 +155,7 @@ Delta Lbodsn::t_path(uint32_t src_edge, uint32_t path) {
   const Time now = sw_.now();
   const PathDelay& d = path_delay(src_edge, path);
   if (d.at != Time::never() && now - d.at <= delay_expiry_) return d.owd;
-  const PathDelay& hop = ingress_delay_[ingress_of_path(src_edge, path).index()];
+  const PathDelay& hop = ingress_delay_[path_ingresses(src_edge)[path].index()];
   if (hop.at != Time::never() && now - hop.at <= delay_expiry_) return hop.owd;
   return d.min_owd != Delta::max() ? d.min_owd : t_d_;
 }
@@ -172,28 +167,24 @@ Lbodsn::PathDelay& Lbodsn::path_delay(uint32_t src_edge, uint32_t path) {
   return v[path];
 }
 
-// This ToR's ingress port of path `path` from `src_edge`: the port facing the path's
-// penultimate switch (worked out once per source ToR).
-PortId Lbodsn::ingress_of_path(uint32_t src_edge, uint32_t path) {
+// Per path from `src_edge`, this ToR's port facing the path's penultimate switch.
+const std::vector<PortId>& Lbodsn::path_ingresses(uint32_t src_edge) {
   const Routing& r = sw_.routing();
   std::vector<PortId>& v = path_ingress_[r.edge_index(src_edge)];
-  if (v.empty()) {
-    const uint32_t paths =
-        static_cast<uint32_t>(std::min<uint64_t>(r.path_count(src_edge, self_), kMaxPaths));
-    v.resize(paths);
-    for (uint32_t k = 0; k < paths; ++k) {
-      const std::vector<uint32_t> nodes = r.path_nodes(src_edge, self_, k);
-      const uint32_t before = nodes[nodes.size() - 2];
-      for (size_t i = 0; i < sw_.port_count(); ++i) {
-        const PortId port{static_cast<uint16_t>(i)};
-        if (r.peer(self_, port).node == before) {
-          v[k] = port;
-          break;
-        }
+  if (!v.empty()) return v;
+  v.resize(std::min<uint64_t>(r.path_count(src_edge, self_), kMaxPaths));
+  for (uint32_t k = 0; k < v.size(); ++k) {
+    const std::vector<uint32_t> nodes = r.path_nodes(src_edge, self_, k);
+    const uint32_t before = nodes[nodes.size() - 2];
+    for (size_t i = 0; i < sw_.port_count(); ++i) {
+      const PortId port{static_cast<uint16_t>(i)};
+      if (r.peer(self_, port).node == before) {
+        v[k] = port;
+        break;
       }
     }
   }
-  return v[path];
+  return v;
 }
 
 // §3.2 "If the ingress queue length drops below the Q_th threshold and the queue growth

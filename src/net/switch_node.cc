@@ -149,9 +149,6 @@ const FlowControl& SwitchView::flow_control() const {
 size_t SwitchView::ecmp_index(const Packet& p, std::span<const PortId> hops) const {
   return sw_->ecmp_index(p, hops);
 }
-PacketId SwitchView::new_packet() const {
-  return ctx_->alloc_packet();
-}
 Packet& SwitchView::new_control(ControlKind kind, NodeId dst, FlowId flow,
                                 uint32_t flow_hash) const {
   Packet& m = ctx_->pkt(ctx_->alloc_packet());

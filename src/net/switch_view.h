@@ -47,8 +47,6 @@ class SwitchView {
     return ctx_->field(f, p);
   }
   PacketStateLayout& packet_layout() const { return ctx_->state.layout(); }
-  // A new packet for a control message (the caller fills it and sends it).
-  PacketId new_packet() const;
   // A new control message of `kind` from this switch to `dst` (a host or an edge switch),
   // about `flow`, routed by `flow_hash`: a minimum-size frame, not ECN-capable. The caller
   // writes its fields and sends it (forward, or send_control on a port).
