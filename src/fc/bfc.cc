@@ -114,11 +114,19 @@ Bfc::Bfc(Switch& sw, const BfcParams& params)
                                std::vector<Ring<uint32_t>>(params.physical_queues),
                                std::vector<Ring<uint32_t>>(params.physical_queues),
                                std::vector<uint64_t>(params.physical_queues, UINT64_MAX),
-                               std::vector<uint32_t>(params.physical_queues, 0), 0, 0,
-                               CountingBloomFilter(shape_), std::vector<uint64_t>(shape_.words()),
+                               std::vector<uint32_t>(params.physical_queues, 0),
+                               0,
+                               0,
+                               CountingBloomFilter(shape_),
+                               std::vector<uint64_t>(shape_.words()),
                                static_cast<double>((hrtt + tau).ps) * 1e-12,
-                               static_cast<double>(port.rate_bps()) / 8, tau, ctx_.sim.now() + tau,
-                               false, Ring<HeldQueue>{}});
+                               static_cast<double>(port.rate_bps()) / 8,
+                               tau,
+                               ctx_.sim.now() + tau,
+                               false,
+                               Ring<HeldQueue>{},
+                               {},
+                               std::vector<Time>(params.physical_queues, Time::never())});
     tick_ = tick_ == Delta::zero() ? tau : std::min(tick_, tau);
   }
   tick_origin_ = ctx_.sim.now();
@@ -197,13 +205,18 @@ bool Bfc::admit(PortId in, PortId out, Packet& p) {
     PortState& ps = ports_[out.index()];
     if (e.queued > 0 && e.flow != p.flow.index()) ++vfid_collisions_;
     e.flow = p.flow.index();
+    bool burst = e.burst_due;
+    e.burst_due = false;
     if (e.queued++ == 0) {
       e.waiting = false;  // its own departures decide again (left on the old list)
-      if (e.holds_queue)
+      if (e.holds_queue) {
         e.holds_queue = false;  // keep_queue: back into the queue it kept
-      else
+      } else {
         e.queue = assign_queue(ps, vfid);
+        burst = burst || released_resume(ps, vfid, in.index());
+      }
     }
+    if (burst) count_burst(ps, e.queue, port.queue_bytes(e.queue));
     t.kind = kTracked;
     t.queue = e.queue;
     t.entry_or_snapshot = i;
@@ -291,14 +304,53 @@ void Bfc::resume(uint32_t index) {
     ports_[e.in].paused.remove(shape_, e.vfid);
     ++resumes_;
   }
+  const Delta feedback{static_cast<int64_t>(ports_[e.in].feedback_s * 1e12)};
+  if (e.queued == 0 && !e.holds_queue) {
+    // The entry goes now; the burst this resume lets go is told at its arrival by its VFID.
+    ports_[e.out].released_resumes.push_back(
+        ReleasedResume{e.vfid, e.in, ctx_.sim.now() + feedback * 2});
+    table_.release(index);
+    return;
+  }
+  e.burst_due = true;
   if (e.holds_queue) {
     // keep_queue: the queue stays the flow's until the packets the resume lets go arrive,
     // at most one feedback delay (HRTT + tau) of the link they come by, twice over.
-    const Delta wait{static_cast<int64_t>(2 * ports_[e.in].feedback_s * 1e12)};
-    ports_[e.out].held_after_resume.push_back(HeldQueue{index, ctx_.sim.now() + wait});
-    return;
+    ports_[e.out].held_after_resume.push_back(HeldQueue{index, ctx_.sim.now() + feedback * 2});
   }
-  if (e.queued == 0) table_.release(index);
+}
+
+// Was (vfid, in) resumed here within the last 2 (HRTT + tau), its entry gone since? Each
+// resume is told once; those whose time is up are dropped on the way.
+bool Bfc::released_resume(PortState& ps, uint32_t vfid, uint16_t in) {
+  const Time now = ctx_.sim.now();
+  std::vector<ReleasedResume>& list = ps.released_resumes;
+  bool found = false;
+  for (size_t k = 0; k < list.size();) {
+    const bool match = !found && list[k].vfid == vfid && list[k].in == in;
+    if (match || list[k].until <= now) {
+      found = found || (match && list[k].until > now);
+      list[k] = list.back();
+      list.pop_back();
+    } else {
+      ++k;
+    }
+  }
+  return found;
+}
+
+// Fig. 10: a resume's burst arriving in a physical queue: how deep the queue it lands on
+// is, and whether it lands within tau of the previous one there (paced resumes space them
+// a tau apart at the resuming switch).
+void Bfc::count_burst(PortState& ps, size_t queue, int64_t queue_bytes) {
+  if (queue >= ps.last_burst.size()) return;  // the overflow queue
+  const Time now = ctx_.sim.now();
+  ++resume_bursts_;
+  max_queue_bytes_at_burst_ =
+      std::max(max_queue_bytes_at_burst_, static_cast<uint64_t>(queue_bytes));
+  if (ps.last_burst[queue] != Time::never() && now - ps.last_burst[queue] < tick_)
+    ++stacked_bursts_;
+  ps.last_burst[queue] = now;
 }
 
 // keep_queue: holds whose time is up, and whose flow sent nothing more, end.
@@ -437,7 +489,10 @@ void Bfc::tick() {
       const size_t queue = static_cast<size_t>(&list - ps.to_resume.data());
       for (uint32_t k = 0; k < params_.resumes_per_interval && !list.empty();) {
         const uint32_t i = list.pop_front();
-        if (params_.recheck_threshold && !due_now(PortId(static_cast<uint16_t>(port)), queue, i))
+        // BufferOpt lists a flow at its pause and lets it go below Th: nothing to re-check,
+        // and a flow taken off its list there would never be listed again.
+        if (params_.recheck_threshold && !params_.resume_all &&
+            !due_now(PortId(static_cast<uint16_t>(port)), queue, i))
           continue;  // left the list, or stays paused: the turn passes to the next
         resume(i);
         count_resume(ps, queue);
@@ -495,6 +550,10 @@ void Bfc::add_stats(std::vector<SchemeStat>& out) const {
   out.push_back({"bfc.rechecks_kept_paused", static_cast<double>(rechecks_kept_paused_)});
   out.push_back({"bfc.held_queues_expired", static_cast<double>(held_queues_expired_)});
   out.push_back({"bfc.resumes", static_cast<double>(resumes_)});
+  out.push_back({"bfc.resume_bursts", static_cast<double>(resume_bursts_)});
+  out.push_back({"bfc.stacked_resume_bursts", static_cast<double>(stacked_bursts_)});
+  out.push_back({"bfc.max_physical_queue_bytes_at_burst",
+                 static_cast<double>(max_queue_bytes_at_burst_), true});
   out.push_back({"bfc.queue_assignments", static_cast<double>(assignments_)});
   out.push_back({"bfc.queue_collisions", static_cast<double>(queue_collisions_)});
   out.push_back({"bfc.vfid_collisions", static_cast<double>(vfid_collisions_)});

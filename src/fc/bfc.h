@@ -45,9 +45,13 @@ struct BfcParams {
   // turn, and leaves the list when one of its departures finds the queue above Th (§3.3:
   // "we compute whether a flow should remain paused each time we dequeue one of its
   // packets"). release_waiting: waiting flows of a queue listed all at once at the first
-  // departure at or below Th ("all"), or one per such departure ("one").
-  bool keep_queue = false;
-  bool recheck_threshold = false;
+  // departure at or below Th ("all"), or one per such departure ("one"). keep_queue and
+  // recheck_threshold are on by default: §3.3 supports both (the queue is part of a flow's
+  // state; the decision is recomputed at each departure), and together they keep the queue
+  // a resume's burst lands on flat with the number of flows (Fig. 10; docs/reproduction/
+  // bfc.md), where the first reading let it grow 2.3x from 64 to 256 flows.
+  bool keep_queue = true;
+  bool recheck_threshold = true;
   std::string release_waiting = "all";
   // Ethernet header and FCS around the filter (the paper gives the filter's size only).
   uint32_t filter_header_bytes = 18;
@@ -92,6 +96,12 @@ class Bfc final : public FlowControl, public EventHandler {
     uint32_t index;
     Time until;
   };
+  // A resumed flow whose entry went with the resume: its burst is told by (vfid, in).
+  struct ReleasedResume {
+    uint32_t vfid;
+    uint16_t in;
+    Time until;
+  };
   struct PortState {
     // As an egress: VFIDs assigned per physical queue, and the to-be-resumed lists (§3.5).
     std::vector<uint32_t> queue_vfids;
@@ -113,6 +123,8 @@ class Bfc final : public FlowControl, public EventHandler {
     // In push order: deadlines in order when every link has the same delay (else a later one
     // ahead only delays the ones behind it).
     Ring<HeldQueue> held_after_resume;
+    std::vector<ReleasedResume> released_resumes;
+    std::vector<Time> last_burst;  // per physical queue: when a resume's burst last arrived
   };
 
   double threshold_bytes(PortId in, PortId out, size_t queue) const;
@@ -126,6 +138,8 @@ class Bfc final : public FlowControl, public EventHandler {
   void release_queue(PortState& ps, size_t queue);
   bool due_now(PortId out, size_t queue, uint32_t index);
   void end_held_queues(PortState& ps, size_t port, Time now);
+  bool released_resume(PortState& ps, uint32_t vfid, uint16_t in);
+  void count_burst(PortState& ps, size_t queue, int64_t queue_bytes);
   bool head_matches(PortId out, size_t queue) const;
   void match_head(PortId out, size_t queue);
   void tick();
@@ -164,6 +178,10 @@ class Bfc final : public FlowControl, public EventHandler {
   uint64_t sent_while_paused_ = 0;     // departures of a flow the downstream filter names
   uint64_t rechecks_kept_paused_ = 0;  // recheck_threshold: listed flows found above Th
   uint64_t held_queues_expired_ = 0;   // keep_queue: holds that ended with no packet back
+  // Fig. 10: the bursts resumes let go, as they arrive in a physical queue, and those that
+  // arrived within tau of the previous one into the same queue (two bursts stacked).
+  uint64_t resume_bursts_ = 0, stacked_bursts_ = 0;
+  uint64_t max_queue_bytes_at_burst_ = 0;
   std::vector<uint8_t> held_scratch_;  // per physical queue, while a filter is applied
   uint64_t assignments_ = 0, queue_collisions_ = 0, vfid_collisions_ = 0;
   uint64_t hp_packets_ = 0, overflow_packets_ = 0;

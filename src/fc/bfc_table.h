@@ -23,6 +23,7 @@ struct VfidEntry {
   bool pending = false;      // on its queue's to-be-resumed list
   bool waiting = false;      // paused with no packet queued: resumes once `queue` is below Th
   bool holds_queue = false;  // keep_queue: paused with nothing queued, `queue` still its own
+  bool burst_due = false;    // resumed here: its next arrival is the burst the resume lets go
 };
 
 class VfidTable {
