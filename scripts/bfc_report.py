@@ -27,7 +27,9 @@ BUCKETS = [(0, 1000, "≤ 1 KB"), (1000, BDP // 10, "1-10 KB"), (BDP // 10, BDP,
 NAMES = {"ecmp+win+bfc": "BFC", "ecmp+dcqcn+pfc": "DCQCN", "ecmp+dcqcn_win+pfc": "DCQCN+Win",
          "ecmp+dcqcn_win+sfq": "DCQCN+Win+SFQ", "ecmp+hpcc+pfc": "HPCC", "ideal-fq": "Ideal-FQ",
          "bfc": "BFC", "bfc-vfid": "BFC-VFID", "sfq-infbuffer": "SFQ+InfBuffer",
-         "bfc-highpriorityq": "BFC-HighPriorityQ"}
+         "bfc-highpriorityq": "BFC-HighPriorityQ", "bfc-first-reading": "BFC, first reading",
+         "bfc-recheck-only": "BFC, recheck_threshold only", "bfc-keep-only": "BFC, keep_queue only",
+         "bfc-bufferopt": "BFC-BufferOpt"}
 
 
 def mean_ci(xs):
@@ -59,6 +61,12 @@ class Run:
                 return None
             v = v[k]
         return v
+
+    def fct_range(self):
+        """(shortest, longest) FCT in µs over the run's finished flows."""
+        with open(os.path.join(self.dir, "flows.csv"), newline="") as f:
+            fcts = [float(r["fct_ns"]) / 1e3 for r in csv.DictReader(f) if r["fct_ns"]]
+        return min(fcts), max(fcts)
 
     def buckets(self, tags=("background",)):
         """p99 slowdown per size bucket of the flows with these tags (finished ones)."""
@@ -212,6 +220,41 @@ def main():
          ("inter-DC p99 FCT (µs)", both("inter_ab", "inter_ba", "p99_fct_us"), 0, 1),
          ("PAUSE frames", lambda r: r.get("pfc_pause_frames"), 0, 1)],
         "The worse of the two DCs' (or directions') p99 per run.")
+    figs["10"] = by_scheme(
+        "fig10_fanin", "Fig. 10: physical-queue occupancy against concurrent flows",
+        [("p99 physical queue at arrival (KB)", fc("p99_physical_queue_kb_at_arrival"), 0, 1),
+         ("deepest physical queue (KB)", fc("max_physical_queue_bytes"), 1, 1e-3),
+         ("deepest queue a resume's burst landed on (KB)",
+          fc("max_physical_queue_bytes_at_burst"), 1, 1e-3),
+         ("resume bursts", fc("resume_bursts"), 0, 1),
+         ("bursts within tau of the last in their queue", fc("stacked_resume_bursts"), 0, 1),
+         ("queue collisions", fc("queue_collisions"), 0, 1),
+         ("PAUSE frames", lambda r: r.get("pfc_pause_frames"), 0, 1)],
+        "flows_per_sender 1 / 4 / 16 = 16 / 64 / 256 flows. The paper plots the p99 per "
+        "physical queue at the switch; ours is the p99 of the depth each arrival finds (1 KB bins, "
+        "every queue of every switch).")
+    by_scheme(
+        "t1_fanin", "Fig. 10's T1 check: 254 flows of 1 MB into one host (ideal 20.3 ms)",
+        [("shortest FCT (ms)", lambda r: r.fct_range()[0], 1, 1e-3),
+         ("longest FCT (ms)", lambda r: r.fct_range()[1], 1, 1e-3),
+         ("receiver-link utilisation (%)", lambda r: 20.3e3 / r.fct_range()[1], 1, 100),
+         ("deepest physical queue (KB)", fc("max_physical_queue_bytes"), 0, 1e-3),
+         ("mean BFC pause (µs)", ratio("fc_stats/bfc.paused_time_us", "fc_stats/bfc.pauses"), 0, 1),
+         ("timeouts", lambda r: r.get("timeouts"), 0, 1),
+         ("resent (MB)", lambda r: r.get("retransmitted_bytes"), 1, 1e-6),
+         ("PAUSE frames", lambda r: r.get("pfc_pause_frames"), 0, 1)],
+        "Utilisation: the ideal 20.3 ms over the last flow's finish. Timeouts resend data that "
+        "was still queued: nothing is lost.")
+    readings_cols = [
+        ("p99 slowdown", bg("p99_slowdown"), 2, 1),
+        ("host-link utilisation (%)", lambda r: r.get("host_link_utilization"), 1, 100),
+        ("deepest physical queue (KB)", fc("max_physical_queue_bytes"), 0, 1e-3),
+        ("p99 queue at arrival (KB)", fc("p99_physical_queue_kb_at_arrival"), 0, 1),
+        ("queue collisions", fc("queue_collisions"), 0, 1),
+        ("timeouts", lambda r: r.get("timeouts"), 0, 1),
+        ("PAUSE frames", lambda r: r.get("pfc_pause_frames"), 0, 1)]
+    by_scheme("readings", "The readings of §3.3 on Fig. 5a's setting", readings_cols)
+    by_scheme("readings_fig8", "The readings of §3.3 on Fig. 8's fan-in", readings_cols)
     figs["11"] = by_scheme(
         "fig11_high_priority_queue", "Fig. 11: the high-priority queue (Google 85% + 5% incast)",
         [("p99 slowdown", bg("p99_slowdown"), 2, 1),

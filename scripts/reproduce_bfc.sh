@@ -14,7 +14,8 @@ R=build/release/rocelab
 OUT=${ROCELAB_BFC_OUT:-runs/bfc}
 SENSITIVITY="fig12_queues fig13_vfids fig14_filter"
 ALL="t1_google_incast fig5b_hadoop_incast t1_google t1_schemes fig6_buffers fig7_static_queues
-     fig8_incast_fanin fig8_no_incast fig9_two_dc fig11_high_priority_queue $SENSITIVITY"
+     fig8_incast_fanin fig8_no_incast fig9_two_dc fig10_fanin t1_fanin readings readings_fig8
+     fig11_high_priority_queue $SENSITIVITY"
 seeds=()
 case $mode in
   --quick) sweeps=$SENSITIVITY; seeds=(--seeds 1) ;;

@@ -237,6 +237,7 @@ void Bfc::pause(VfidEntry& e, uint32_t index) {
   e.paused = true;
   ports_[e.in].paused.add(shape_, e.vfid);
   ++pauses_;
+  paused_ps_sum_ -= ctx_.sim.now().ps;  // + its resume time: the pause's length
   // BFC-BufferOpt resumes every paused VFID of the queue at once: list them now.
   if (params_.resume_all) ask_resume(ports_[e.out], e, index);
 }
@@ -303,6 +304,7 @@ void Bfc::resume(uint32_t index) {
     e.paused = false;
     ports_[e.in].paused.remove(shape_, e.vfid);
     ++resumes_;
+    paused_ps_sum_ += ctx_.sim.now().ps;
   }
   const Delta feedback{static_cast<int64_t>(ports_[e.in].feedback_s * 1e12)};
   if (e.queued == 0 && !e.holds_queue) {
@@ -550,6 +552,10 @@ void Bfc::add_stats(std::vector<SchemeStat>& out) const {
   out.push_back({"bfc.rechecks_kept_paused", static_cast<double>(rechecks_kept_paused_)});
   out.push_back({"bfc.held_queues_expired", static_cast<double>(held_queues_expired_)});
   out.push_back({"bfc.resumes", static_cast<double>(resumes_)});
+  // Every pause's length, those still on counted to now; / bfc.pauses is the mean pause.
+  const int64_t open_pauses = static_cast<int64_t>(pauses_ - resumes_);
+  out.push_back({"bfc.paused_time_us",
+                 static_cast<double>(paused_ps_sum_ + open_pauses * ctx_.sim.now().ps) * 1e-6});
   out.push_back({"bfc.resume_bursts", static_cast<double>(resume_bursts_)});
   out.push_back({"bfc.stacked_resume_bursts", static_cast<double>(stacked_bursts_)});
   out.push_back({"bfc.max_physical_queue_bytes_at_burst",

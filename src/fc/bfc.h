@@ -175,6 +175,7 @@ class Bfc final : public FlowControl, public EventHandler {
   std::vector<uint64_t> in_use_at_assignment_;
   // fc_stats
   uint64_t filter_frames_ = 0, filter_bytes_ = 0, pauses_ = 0, resumes_ = 0;
+  int64_t paused_ps_sum_ = 0;          // resume times minus pause times: the pauses' total length
   uint64_t sent_while_paused_ = 0;     // departures of a flow the downstream filter names
   uint64_t rechecks_kept_paused_ = 0;  // recheck_threshold: listed flows found above Th
   uint64_t held_queues_expired_ = 0;   // keep_queue: holds that ended with no packet back
