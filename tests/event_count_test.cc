@@ -14,11 +14,14 @@ namespace {
 // skips the end-of-frame event while it has no unsent data; 102,493 on the same packets
 // once the preset's frames carry the forks' 14 B PPP header, 102,439 once their
 // transmission times are whole nanoseconds (model changes: the frames' timing moves the
-// incast's PAUSE/RESUME and DCQCN's cuts). When an
+// incast's PAUSE/RESUME and DCQCN's cuts); 106,669 once the preset's PFC is ConWeave-ns3's
+// (model change, issue 39: a PAUSE frame per packet over the threshold, each restarting a
+// 5 us pause at the receiver and the switch's record of it; the data packets and hops are
+// the same). When an
 // optimisation lowers them, tighten these constants to the new counts; never loosen them
 // to make a change pass: more events per hop is a slower simulator.
-constexpr uint64_t kEventsToday = 102439;
-constexpr double kEventsPerHopToday = 102439.0 / 36544;  // 2.803
+constexpr uint64_t kEventsToday = 106669;
+constexpr double kEventsPerHopToday = 106669.0 / 36544;  // 2.919
 // The traffic the counts were measured on. These change only when the model's behaviour
 // changes (not its speed); then the budget above must be measured again on the new traffic.
 constexpr uint64_t kDataPacketsToday = 9792;

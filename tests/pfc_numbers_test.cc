@@ -23,6 +23,7 @@ struct Pfc {
   Time time;
   bool xoff = false;
   int64_t ingress_bytes = 0;  // the ingress counter when the frame was generated
+  bool expired = false;       // not a frame: the pause ran out at a
 };
 
 // a (host 0) -> sw0 (node 2) -> b (host 1), 100 Gb/s, 1 us links. sw0's port 0 faces a
@@ -51,8 +52,8 @@ struct HeldEgress {
     exp->network().context().on_pfc = [this](const PfcEvent& e) {
       ASSERT_EQ(e.node, NodeId(kSwitch));
       ASSERT_EQ(e.port, PortId(0));
-      events.push_back(
-          {e.time, e.xoff, sw().flow_control().buffer()->ingress_bytes(PortId(0), kRdma)});
+      events.push_back({e.time, e.xoff,
+                        sw().flow_control().buffer()->ingress_bytes(PortId(0), kRdma), e.expired});
     };
     sw().port(PortId(1)).set_priority_paused(kRdma, true);
   }
@@ -165,6 +166,102 @@ TEST(PfcNumbers, DynamicXoffAndXonAtTheHandComputedFrames) {
   EXPECT_EQ(h.events[1].ingress_bytes, 7 * kFrame);
   test::run_checked(*h.exp);
   EXPECT_EQ(h.events.size(), 2u);
+}
+
+// ------------------------------------------------------------ pause time (issue 39)
+
+// 802.1Qbb: a quantum is 512 bit times: 65,535 x 512 = 33,553,920 bits, 335,539,200 ps at
+// 100 Gb/s and 4x that at 25 Gb/s; the refresh defaults to half of it; pause_time overrides.
+TEST(PfcPauseTime, FromQuantaAtTheLinkRateAndItsRefresh) {
+  PfcPauseTiming t;
+  EXPECT_EQ(t.pause_for(gbps(100)).ps, 335'539'200);
+  EXPECT_EQ(t.pause_for(gbps(25)).ps, 1'342'156'800);
+  EXPECT_EQ(t.refresh_for(gbps(100)).ps, 167'769'600);
+  t.quanta = 1000;  // 512,000 bits: 5,120,000 ps at 100 Gb/s
+  EXPECT_EQ(t.pause_for(gbps(100)).ps, 5'120'000);
+  t.time = Delta::from_us(5);
+  EXPECT_EQ(t.pause_for(gbps(100)).ps, 5 * kUs);
+  EXPECT_EQ(t.refresh_for(gbps(100)).ps, 2'500'000);
+}
+
+PfcConfig static_ten_frames() {
+  PfcConfig pfc;
+  pfc.mode = PfcThresholdMode::kStatic;
+  pfc.static_xoff_bytes = 10 * kFrame;
+  pfc.resume_offset_bytes = 3 * kFrame;
+  return pfc;
+}
+
+// Standard: the XOFF of StaticXoffAndXonAtTheHandComputedFrames carries 1000 quanta (5.12
+// us) and is re-sent every 2.56 us while it holds: at 1,865,600 + k x 2,560,000 ps for k =
+// 1..4 (the last, 12,105,600, before the XON at 12,250,560). Each refresh reaches a before
+// the previous pause runs out, so a is paused once, exactly as long as with no pause time.
+TEST(PfcPauseTime, StandardRefreshesWhileXoffHoldsAndTheUpstreamNeverResumesEarly) {
+  PfcConfig pfc = static_ten_frames();
+  pfc.pause.quanta = 1000;
+  HeldEgress h(pfc);
+  h.start();
+  h.exp->run(Time{kReleasePs});
+  h.release_egress();
+  test::run_checked(*h.exp);
+  ASSERT_EQ(h.events.size(), 6u);
+  for (int k = 0; k < 5; ++k) {
+    EXPECT_TRUE(h.events[k].xoff);
+    EXPECT_EQ(h.events[k].time.ps, kXoffPs + k * 2'560'000) << k;
+  }
+  EXPECT_FALSE(h.events[5].xoff);
+  EXPECT_EQ(h.events[5].time.ps, kReleasePs + 26 * kFramePs);
+  EXPECT_EQ(h.nic_a().counters().times_paused, 1u);
+  EXPECT_EQ(h.nic_a().counters().paused_time.ps,
+            kReleasePs + 26 * kFramePs + 6'720 + kUs - kPauseAtAPs);
+  EXPECT_EQ(h.exp->network().counters().pause_frames, 5u);
+}
+
+// HPCC-ns3: the frame's 5 us is ignored; a stays paused until the XON, 10.4 us.
+TEST(PfcPauseTime, UntilResumeIgnoresTheTimeTheFrameCarries) {
+  PfcConfig pfc = static_ten_frames();
+  pfc.pause.style = PfcPauseStyle::kUntilResume;
+  pfc.pause.time = Delta::from_us(5);
+  HeldEgress h(pfc);
+  h.start();
+  expect_pause_reaches_a_at_a_frame_boundary(h);
+  expect_xon_at_the_27th_departure(h);
+  if (HasFatalFailure()) return;
+  test::run_checked(*h.exp);
+  EXPECT_EQ(h.nic_a().counters().times_paused, 1u);
+  EXPECT_EQ(h.nic_a().counters().paused_time.ps,
+            kReleasePs + 26 * kFramePs + 6'720 + kUs - kPauseAtAPs);
+  EXPECT_EQ(h.exp->network().counters().pause_frames, 1u);
+}
+
+// ConWeave-ns3: a PAUSE of 5 us for every packet admitted over the threshold. Frames 10..34
+// (n = 9..33) arrive over it, each 86,560 ps after the last: 25 PAUSEs, from 1,865,600 to
+// 1,865,600 + 24 x 86,560 = 3,943,040 ps. The last reaches a at 3,943,040 + 6,720 + 1 us
+// = 4,949,760 ps, so a's pause runs out at 9,949,760 ps, unlogged by a frame, with the
+// egress still held: a was paused once, for 9,949,760 - 2,872,320 = 7,077,440 ps. The
+// switch's own record lapsed 5 us after its last PAUSE (8,943,040 ps): no XON for it.
+TEST(PfcPauseTime, PerPacketPausesExpireFiveMicrosecondsAfterTheLast) {
+  PfcConfig pfc = static_ten_frames();
+  pfc.pause.style = PfcPauseStyle::kPerPacket;
+  pfc.pause.time = Delta::from_us(5);
+  HeldEgress h(pfc);
+  h.start();
+  h.exp->run(Time{kReleasePs});
+  ASSERT_EQ(h.events.size(), 26u);
+  for (int k = 0; k < 25; ++k) {
+    EXPECT_TRUE(h.events[k].xoff);
+    EXPECT_EQ(h.events[k].time.ps, kXoffPs + k * kFramePs) << k;
+  }
+  constexpr int64_t kLastPauseAtAPs = kXoffPs + 24 * kFramePs + 6'720 + kUs;
+  EXPECT_TRUE(h.events[25].expired);
+  EXPECT_EQ(h.events[25].time.ps, kLastPauseAtAPs + 5 * kUs);
+  EXPECT_EQ(h.nic_a().counters().times_paused, 1u);
+  EXPECT_EQ(h.nic_a().paused_time(h.exp->sim().now()).ps, kLastPauseAtAPs + 5 * kUs - kPauseAtAPs);
+  EXPECT_FALSE(h.sw().flow_control().buffer()->pause_sent(PortId(0), kRdma))
+      << "the switch's record lapsed at 8,943,040 ps";
+  h.release_egress();
+  test::run_checked(*h.exp);
+  EXPECT_EQ(h.exp->network().counters().drops, 0u);
 }
 
 // Four senders at 100 Gb/s into sw0, sw0 -> sw1 at 400 Gb/s, sw1 -> the receiver at

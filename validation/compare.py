@@ -11,9 +11,10 @@ validation/cases.json and compares its FCTs and PFC pauses with the committed ns
 Per case and size bucket (< 100 KB, 100 KB - 1 MB, >= 1 MB) it prints the flow count and the
 ratio rocelab / ns-3 of the mean, median and 99th-percentile FCT, over the flows that start
 after the case's warm-up; flows are joined one to one on (src, dst, sport, dport), which both
-sides number the same way. PFC is compared as pause episodes (a PAUSE on a link that was not
-paused, until its RESUME) and the total paused time, because ns-3 sends a PAUSE for every
-packet that arrives over the threshold while rocelab sends one per crossing.
+sides number the same way. PFC is compared as the paused devices saw it: pause episodes (a
+PAUSE on a link that was not paused, until its RESUME or its pause time running out, which
+ConWeave-ns3 does not log) and their total length, because the frames differ by design
+(ConWeave-ns3 sends a PAUSE for every packet over the threshold).
 """
 import argparse
 import gzip
@@ -53,37 +54,65 @@ def read_fct(path):
     return flows
 
 
-def pause_episodes(events):
-    """(episodes, paused ns) from (time_ns, link, is_pause) in time order: an episode is a
-    PAUSE on a link that was not paused, until its RESUME; one still open ends at the last
-    event."""
-    paused_since, episodes, paused_ns, last = {}, 0, 0, 0
-    for t, link, is_pause in events:
+# How long a PAUSE holds in each fork (/work notes in docs/validation.md, "PFC"): ConWeave-ns3
+# pauses a device for the 5 us its PAUSE carries, restarted by each PAUSE, and logs no
+# expiry (qbb-net-device.cc Receive; network-load-balance.cc pause_time 5); HPCC-ns3 holds
+# until the RESUME (its Receive ignores the time).
+NS3_PAUSE_NS = {"conweave": 5000, "hpcc": None}
+
+
+def pause_episodes(events, expire_ns=None):
+    """PFC as the paused devices saw it, from (time_ns, link, is_pause, at_host) in time order:
+    an episode is a PAUSE on a link not paused; it ends at a RESUME or, with expire_ns, that
+    long after the link's last PAUSE. One still open ends at the last event (or its expiry).
+    Returns {episodes, paused_ns, pause_frames, paused_links, host_episodes}."""
+    since, deadline, links = {}, {}, set()
+    out = {"episodes": 0, "paused_ns": 0, "pause_frames": 0, "host_episodes": 0}
+    last = 0
+
+    def close(link, t):
+        out["paused_ns"] += t - since.pop(link)
+        deadline.pop(link, None)
+
+    for t, link, is_pause, at_host in events:
         last = max(last, t)
-        if is_pause and link not in paused_since:
-            paused_since[link] = t
-            episodes += 1
-        elif not is_pause and link in paused_since:
-            paused_ns += t - paused_since.pop(link)
-    paused_ns += sum(last - t for t in paused_since.values())
-    return episodes, paused_ns
+        if link in since and link in deadline and deadline[link] <= t:
+            close(link, deadline[link])
+        if is_pause:
+            out["pause_frames"] += 1
+            if link not in since:
+                since[link] = t
+                out["episodes"] += 1
+                out["host_episodes"] += at_host
+                links.add(link)
+            if expire_ns is not None:
+                deadline[link] = t + expire_ns
+        elif link in since:
+            close(link, t)
+    for link in list(since):
+        close(link, min(deadline.get(link, last), max(last, since[link])))
+    out["paused_links"] = len(links)
+    return out
 
 
-def ns3_pfc(path):
-    """ns-3 PFC file: time node node_type if_index type, logged by the paused device for every
-    PAUSE (1) and RESUME (0) it receives."""
+def ns3_pfc(path, fork):
+    """ns-3 PFC file: time node node_type if_index type, logged by the paused device (node
+    type 0: a host NIC) for every PAUSE (1) and RESUME (0) it receives; expiries are not
+    logged."""
     with open_text(path) as f:
         rows = [line.split() for line in f]
-    return pause_episodes((int(p[0]), (p[1], p[3]), p[4] == "1") for p in rows if len(p) >= 5)
+    return pause_episodes(((int(p[0]), (p[1], p[3]), p[4] == "1", p[2] == "0")
+                           for p in rows if len(p) >= 5), NS3_PAUSE_NS[fork])
 
 
-def rocelab_pfc(path):
-    """pfc_events.csv: time_ns,switch,port,paused_peer,priority,event (XOFF / XON)."""
-    if not os.path.exists(path):
-        return 0, 0
-    with open(path) as f:
-        rows = [line.strip().split(",") for line in f][1:]
-    return pause_episodes((int(float(p[0])), (p[1], p[2], p[4]), p[5] == "XOFF") for p in rows)
+def rocelab_pfc(summary):
+    """The same figures from rocelab's summary.json: its ports count the episodes they were
+    paused for and their length (a PAUSE on an unpaused class until an XON or its expiry)."""
+    return {"episodes": summary.get("pfc_pause_episodes", 0),
+            "paused_ns": summary.get("pfc_paused_time_us", 0) * 1e3,
+            "pause_frames": summary.get("pfc_pause_frames", 0),
+            "paused_links": summary.get("paused_links", 0),
+            "host_episodes": summary.get("pfc_pause_episodes_at_hosts", 0)}
 
 
 def percentile(values, q):
@@ -127,8 +156,8 @@ def run_rocelab(case, rocelab, work, extra_sets=()):
         args += ["--set", s]
     subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
     with open(os.path.join(out, "summary.json")) as f:
-        wall = json.load(f)["wall_s"]
-    return out, wall
+        summary = json.load(f)
+    return out, summary
 
 
 def write_markdown(path, results):
@@ -180,13 +209,14 @@ def main(argv):
             print(f"\n{case['name']}: no reference data yet (validation/tools/ns3_case.py makes it)")
             failures.append(f"{case['name']}: no reference data")
             continue
-        out, wall = run_rocelab(case, a.rocelab, os.path.join(a.work, case["name"]), a.set)
+        out, summary = run_rocelab(case, a.rocelab, os.path.join(a.work, case["name"]), a.set)
+        wall = summary["wall_s"]
         start_after = int(round((2.0 + case["warmup_s"]) * 1e9))
         theirs = read_fct(os.path.join(ref, "fct.txt.gz"))
         ours = read_fct(os.path.join(out, "fct.txt"))
         rows, missing = compare_fct(ours, theirs, start_after)
-        ep_t, paused_t = ns3_pfc(os.path.join(ref, "pfc.txt.gz"))
-        ep_o, paused_o = rocelab_pfc(os.path.join(out, "pfc_events.csv"))
+        pfc_t = ns3_pfc(os.path.join(ref, "pfc.txt.gz"), case["format"])
+        pfc_o = rocelab_pfc(summary)
         with open(os.path.join(ref, "meta.json")) as f:
             meta = json.load(f)
         print(f"\n{case['name']}: {case['description']}")
@@ -210,8 +240,10 @@ def main(argv):
                     misses.append(f"p99 {p99:.3f}")
             if misses:
                 failures.append(f"{case['name']} {name}: " + ", ".join(misses))
-        print(f"  PFC pause episodes: ns-3 {ep_t}, rocelab {ep_o}; paused time: ns-3 "
-              f"{paused_t / 1e3:.1f} us, rocelab {paused_o / 1e3:.1f} us")
+        print(f"  PFC pause episodes: ns-3 {pfc_t['episodes']}, rocelab {pfc_o['episodes']}; "
+              f"paused time: ns-3 {pfc_t['paused_ns'] / 1e3:.1f} us, rocelab "
+              f"{pfc_o['paused_ns'] / 1e3:.1f} us; PAUSE frames: ns-3 {pfc_t['pause_frames']}, "
+              f"rocelab {pfc_o['pause_frames']}")
         counters = meta.get("ns3_counters", {})
         if counters:
             with open(os.path.join(out, "summary.json")) as f:
@@ -221,8 +253,9 @@ def main(argv):
                 + " (ns-3 / rocelab)")
         results.append({"case": case["name"], "buckets": [
             {"bucket": r[0], "flows": r[1], "mean": r[2], "p50": r[3], "p99": r[4]} for r in rows],
-            "pfc": {"ns3_episodes": ep_t, "rocelab_episodes": ep_o, "ns3_paused_ns": paused_t,
-                    "rocelab_paused_ns": paused_o}, "rocelab_wall_s": wall,
+            "pfc": {"ns3_episodes": pfc_t["episodes"], "rocelab_episodes": pfc_o["episodes"],
+                    "ns3_paused_ns": pfc_t["paused_ns"], "rocelab_paused_ns": pfc_o["paused_ns"]},
+            "rocelab_wall_s": wall,
             "ns3_wall_s": meta.get("ns3_wall_seconds")})
     if a.json:
         with open(a.json, "w") as f:

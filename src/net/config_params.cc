@@ -56,6 +56,23 @@ void describe(ParamVisitor& v, PfcConfig& c) {
          "auto headroom: this many one-way delays of line-rate data (2; HPCC ns-3: 3)");
   v.count("headroom_mtus", c.headroom_mtus, 0, 1000,
           "auto headroom: plus this many MTU frames (3; ConWeave ns-3: 2)");
+  static const std::string kStyles[] = {"standard", "per_packet", "until_resume"};
+  std::string style = kStyles[static_cast<size_t>(c.pause.style)];
+  v.choice("pause_style", style, kStyles,
+           "how a PAUSE holds and ends: standard (802.1Qbb: the time it carries, refreshed while "
+           "XOFF holds, XON ends it), per_packet (ConWeave-ns3: a PAUSE per packet over the "
+           "threshold, no XON once the sender's record lapsed), until_resume (HPCC-ns3: held "
+           "until the XON)");
+  for (size_t k = 0; k < 3; ++k)
+    if (style == kStyles[k]) c.pause.style = static_cast<PfcPauseStyle>(k);
+  v.count("pause_quanta", c.pause.quanta, 1, 65535,
+          "pause time a PAUSE carries, in 512-bit-time quanta at the link's rate (65535: the "
+          "802.1Qbb maximum, 335.5 us at 100 Gb/s)");
+  v.duration("pause_time", c.pause.time, Delta::zero(), Delta::max(),
+             "> 0: the pause time every PAUSE carries instead of pause_quanta (the ns-3 forks: "
+             "5 us)");
+  v.duration("pause_refresh", c.pause.refresh, Delta::zero(), Delta::max(),
+             "standard: XOFF re-sent this often while it holds; 0 = half the pause time");
   std::vector<std::string> prios;
   for (int p = 0; p < 8; ++p)
     if ((c.lossless_priorities >> p) & 1u) prios.push_back(std::to_string(p));
@@ -92,6 +109,17 @@ void describe(ParamVisitor& v, EcnConfig& c) {
       },
       "thresholds for ports of given rates, ahead of kmin/kmax/pmax (the ns-3 simulators' "
       "KMIN_MAP/KMAX_MAP/PMAX_MAP)");
+}
+
+Delta PfcPauseTiming::pause_for(BitsPerSec rate_bps) const {
+  if (time > Delta::zero()) return time;
+  // 512 bit times per quantum, rounded up to the picosecond.
+  const __int128 bit_ps = static_cast<__int128>(quanta) * 512 * 1'000'000'000'000;
+  return Delta{static_cast<int64_t>((bit_ps + rate_bps - 1) / rate_bps)};
+}
+
+Delta PfcPauseTiming::refresh_for(BitsPerSec rate_bps) const {
+  return refresh > Delta::zero() ? refresh : Delta{pause_for(rate_bps).ps / 2};
 }
 
 EcnConfig EcnConfig::for_port(BitsPerSec rate_bps) const {

@@ -29,7 +29,7 @@ struct PortCounters {
   uint64_t tx_data_packets = 0;    // data frames (summed over ports: data-packet hops)
   uint64_t pause_frames_sent = 0;  // XOFF frames this port sent (it pauses its peer)
   uint64_t resume_frames_sent = 0;
-  uint64_t times_paused = 0;  // XOFF frames received (this port was paused)
+  uint64_t times_paused = 0;  // pause episodes: an unpaused class paused (refreshes not counted)
   Delta paused_time;          // total time any class was paused (union over classes)
 };
 

@@ -90,12 +90,23 @@ void Mmu::release(PortId in, Priority prio, int64_t bytes) {
 }
 
 bool Mmu::take_pause(PortId in, Priority prio) {
-  Ingress& c = ingress_[slot(in, prio)];
-  if (!lossless(prio) || c.pause_sent) return false;
-  // XOFF once the counter reaches the threshold or spills into headroom.
-  if (c.headroom == 0 && c.shared < xoff_threshold(c)) return false;
-  c.pause_sent = true;
+  if (pause_sent(in, prio) || !over_xoff(in, prio)) return false;
+  mark_pause_sent(in, prio);
   return true;
+}
+
+// XOFF once the counter reaches the threshold or spills into headroom.
+bool Mmu::over_xoff(PortId in, Priority prio) const {
+  const Ingress& c = ingress_[slot(in, prio)];
+  return lossless(prio) && (c.headroom > 0 || c.shared >= xoff_threshold(c));
+}
+
+void Mmu::mark_pause_sent(PortId in, Priority prio) {
+  ingress_[slot(in, prio)].pause_sent = true;
+}
+
+void Mmu::clear_pause_sent(PortId in, Priority prio) {
+  ingress_[slot(in, prio)].pause_sent = false;
 }
 
 bool Mmu::take_resume(PortId in, Priority prio) {

@@ -33,6 +33,11 @@ class Mmu {
 
   // PFC decisions for (in, prio), to be acted on by sending a frame; they update state.
   bool take_pause(PortId in, Priority prio);
+  // PfcPauseStyle::kPerPacket: is (in, prio) over the XOFF threshold now, pause sent or
+  // not; and the sender's record of its pause, which lapses with the pause time.
+  bool over_xoff(PortId in, Priority prio) const;
+  void mark_pause_sent(PortId in, Priority prio);
+  void clear_pause_sent(PortId in, Priority prio);
   bool take_resume(PortId in, Priority prio);
 
   int64_t xoff_threshold(PortId in) const;

@@ -14,8 +14,8 @@ Network::Network(Simulator& sim, const TopologySpec& topo, const NetworkConfig& 
   if (!cfg_.flow_control)
     cfg_.flow_control = std::make_shared<PfcConfigFactory>(cfg.switch_config.pfc.enabled);
   if (!cfg_.scheduler) cfg_.scheduler = std::make_shared<DrrSchedulerConfig>();
-  ctx_ = std::unique_ptr<NetContext>(
-      new NetContext{sim, pool_, cfg.wire, {}, {}, cfg.seed, {}, {}, {}});
+  ctx_ = std::unique_ptr<NetContext>(new NetContext{
+      sim, pool_, cfg.wire, {}, {}, cfg.seed, {}, cfg.switch_config.pfc.pause, {}, {}});
   ctx_->counters.pause_frames_by_node.assign(topo.nodes.size(), 0);
   pool_.reserve(1 << 14);
 

@@ -1,20 +1,22 @@
 // Priority flow control (IEEE 802.1Qbb) over the shared-buffer MMU (net/mmu.h): a switch
 // counts each admitted packet against its (ingress port, priority), sends XOFF upstream
 // when that counter passes the threshold and XON when it falls below it minus the resume
-// offset; a PAUSE received holds the queue of that priority. With pauses off the same
-// buffer drops what it cannot hold (a lossy fabric). The lossless default of net/.
+// offset; a PAUSE received holds the queue of that priority for the time it carries
+// (PfcPauseTiming: refreshed while XOFF holds, or as the ns-3 forks do). With pauses off
+// the same buffer drops what it cannot hold (a lossy fabric). The lossless default of net/.
 #pragma once
 
 #include "net/flow_control.h"
 #include "net/mmu.h"
 #include "net/switch_config.h"
+#include "sim/simulator.h"
 
 namespace rocelab {
 
 class Node;
 struct NetContext;
 
-class Pfc final : public FlowControl {
+class Pfc final : public FlowControl, public EventHandler {
  public:
   // A switch's PFC: sizes the headroom of each ingress from its link.
   explicit Pfc(Switch& sw, bool pause);
@@ -27,14 +29,30 @@ class Pfc final : public FlowControl {
   bool lossless() const override { return pause_; }
   const Mmu* buffer() const override { return &mmu_; }
   std::string check_drained() const override { return mmu_.check_drained(); }
+  void on_event(uint32_t kind, uint64_t arg) override;
 
  private:
+  // Timers per (port, priority); an event whose generation is no longer the slot's was
+  // superseded (a later PAUSE, an XON) and does nothing.
+  enum TimerKind : uint32_t {
+    kExpire,   // receiver: the pause time of the last PAUSE ran out
+    kRefresh,  // sender, kStandard: XOFF still holds, send it again
+    kLapse,    // sender, kPerPacket: the switch's record of its pause lapses
+  };
   void send_pfc(PortId in_port, Priority prio, bool xoff);
+  void start_timer(TimerKind kind, PortId port, Priority prio, Delta after);
+  void cancel_timer(TimerKind kind, PortId port, Priority prio);
+  uint32_t& generation(TimerKind kind, PortId port, Priority prio);
+  void end_pause(PortId port, Priority prio);
+  void resume_sent(PortId in, Priority prio);
 
   Node& node_;
   NetContext& ctx_;
   bool pause_;
   Mmu mmu_;
+  PfcPauseTiming timing_;
+  uint32_t handler_;
+  std::vector<uint32_t> generations_;  // [port][priority][kind]
 };
 
 class PfcConfigFactory final : public FlowControlConfig {

@@ -12,6 +12,36 @@ namespace rocelab {
 
 enum class PfcThresholdMode : uint8_t { kDynamic, kStatic };
 
+// How long a PAUSE holds and how it ends (docs/model.md, "PFC pause time").
+enum class PfcPauseStyle : uint8_t {
+  // IEEE 802.1Qbb: a PAUSE holds its class for the time it carries, restarted by each
+  // PAUSE received; the sender sends one at the XOFF crossing, re-sends it every
+  // `refresh` while XOFF holds and ends it with a PAUSE of time 0 (XON).
+  kStandard,
+  // ConWeave-ns3: a PAUSE for every packet admitted over the threshold; the switch's own
+  // record of the pause lapses with the pause time after its last PAUSE, and no XON is
+  // sent once it has (switch-node.cc CheckAndSendPfc, switch-mmu.cc SetPause/GetResume).
+  kPerPacket,
+  // HPCC-ns3: one PAUSE per crossing, obeyed until the XON (qbb-net-device.cc Receive
+  // ignores the time the frame carries).
+  kUntilResume,
+};
+
+struct PfcPauseTiming {
+  PfcPauseStyle style = PfcPauseStyle::kStandard;
+  // 802.1Qbb: quanta of 512 bit times at the link's rate; 0xFFFF, the largest, is what
+  // switches send (335.5 us at 100 Gb/s).
+  uint32_t quanta = 65535;
+  // > 0: every PAUSE carries this time instead of `quanta` (both ns-3 forks: 5 us).
+  Delta time;
+  // kStandard: XOFF re-sent this often while it holds; 0 = half the pause time (a MAC
+  // must re-send before the previous time runs out: Intel Ethernet IP guides, "PFC Holdoff
+  // Quanta").
+  Delta refresh;
+  Delta pause_for(BitsPerSec rate_bps) const;
+  Delta refresh_for(BitsPerSec rate_bps) const;
+};
+
 struct PfcConfig {
   // Pauses on (lossless) or off (a lossy shared buffer): set by the flow-control scheme
   // (`fc: pfc | none`), not a parameter of its own.
@@ -55,6 +85,7 @@ struct PfcConfig {
   // Classes that are lossless (PFC-protected, headroom reserved); bit i = priority i.
   // RoCE deployments commonly run RDMA on priority 3.
   uint32_t lossless_priorities = 1u << 3;
+  PfcPauseTiming pause;
 };
 
 struct EcnConfig {

@@ -66,7 +66,11 @@ void hpcc_ns3(ScenarioConfig& c) {
   c.pfc.pool_reserve_per_port_bytes = 4 * 1024;  // ConfigNPort: total_rsrv += reserve
   c.pfc.headroom_delay_factor = 3;               // headroom = rate * delay * 3
   c.pfc.headroom_mtus = 0;
-  c.pfc.pause_ahead_of_control = false;            // qbb-net-device.cc SendPfc: FIFO in queue 0
+  c.pfc.pause_ahead_of_control = false;  // qbb-net-device.cc SendPfc: FIFO in queue 0
+  // switch-mmu.cc CheckShouldPause: one PAUSE per crossing; qbb-net-device.cc Receive
+  // pauses until the RESUME, ignoring the 5 us (third.cc pause_time) the frame carries.
+  c.pfc.pause.style = PfcPauseStyle::kUntilResume;
+  c.pfc.pause.time = Delta::from_us(5);
   c.transport.nak_interval = Delta::from_us(500);  // rdma-hw.cc NACK Generation Interval
   // rdma-hw.cc schedules no retransmission timer: loss is recovered by NAKs alone.
   c.transport.rto = Delta::zero();
@@ -100,7 +104,13 @@ void conweave_ns3(ScenarioConfig& c) {
       true;                         // UpdateIngressAdmission: headroom past m_buffer_cell_limit_sp
   c.pfc.headroom_delay_factor = 2;  // rate * delay * 2 + 2 * MTU
   c.pfc.headroom_mtus = 2;
-  c.pfc.pause_ahead_of_control = false;          // qbb-net-device.cc SendPfc: FIFO in queue 0
+  c.pfc.pause_ahead_of_control = false;  // qbb-net-device.cc SendPfc: FIFO in queue 0
+  // switch-node.cc CheckAndSendPfc: a PAUSE for every packet admitted over the threshold,
+  // carrying network-load-balance.cc's pause_time 5 us; the receiver holds 5 us from the
+  // last one (qbb-net-device.cc Receive); the switch's own record lapses 5 us after its
+  // last PAUSE and no RESUME follows then (switch-mmu.cc SetPause, GetResumeClasses).
+  c.pfc.pause.style = PfcPauseStyle::kPerPacket;
+  c.pfc.pause.time = Delta::from_us(5);
   c.transport.nak_interval = Delta::from_us(4);  // rdma-hw.cc NACKGenerationInterval 4
   c.transport.cnp_on_nak = true;                 // rdma-hw.cc ReceiverCheckSeq: a NAK carries a CNP
   // rdma-hw.cc L2Timeout 4 ms (no run script sets it); GetRto returns it without IRN. The

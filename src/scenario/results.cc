@@ -31,6 +31,10 @@ struct LinkStats {
   double mean_paused_fraction = 0;   // over all directed links
   double fabric_utilization = 0;     // mean data utilisation of switch-to-switch links
   double host_link_utilization = 0;  // mean data utilisation of switch-to-host links
+  // Pause episodes as the paused side sees them (a PAUSE on a port not paused, until an XON
+  // or its time runs out), all ports and those of host NICs, and their total length.
+  uint64_t pause_episodes = 0, host_pause_episodes = 0;
+  double paused_time_us = 0;
 };
 
 LinkStats link_stats(Network& net, Time end) {
@@ -44,6 +48,9 @@ LinkStats link_stats(Network& net, Time end) {
       const EgressPort& port = node.port(PortId(static_cast<uint16_t>(p)));
       ++links;
       if (port.counters().times_paused > 0) ++ls.paused_links;
+      ls.pause_episodes += port.counters().times_paused;
+      if (node.kind() == NodeKind::kHost) ls.host_pause_episodes += port.counters().times_paused;
+      ls.paused_time_us += port.paused_time(end).us();
       if (secs > 0) paused_sum += port.paused_time(end).seconds() / secs;
       if (node.kind() != NodeKind::kSwitch || secs <= 0) continue;
       const double util = static_cast<double>(port.counters().tx_data_bytes) * 8 /
@@ -111,6 +118,9 @@ nlohmann::json make_summary(const ScenarioConfig& c, Experiment& exp, const RunS
   const LinkStats ls = link_stats(net, st.sim_end);
   j["paused_links"] = ls.paused_links;
   j["mean_paused_time_fraction"] = ls.mean_paused_fraction;
+  j["pfc_pause_episodes"] = ls.pause_episodes;
+  j["pfc_pause_episodes_at_hosts"] = ls.host_pause_episodes;
+  j["pfc_paused_time_us"] = ls.paused_time_us;
   j["fabric_utilization"] = ls.fabric_utilization;
   j["host_link_utilization"] = ls.host_link_utilization;
   j["ecn_marks"] = nc.ecn_marks;

@@ -46,7 +46,10 @@ TimeSeriesRecorder::TimeSeriesRecorder(Experiment& exp, const OutputConfig& cfg,
       const Node& n = exp_.network().node(e.node);
       pfc_ << ns_text(e.time.ps) << ',' << n.name() << ',' << e.port.index() << ','
            << n.port(e.port).peer()->name() << ',' << int{e.priority} << ','
-           << (e.xoff ? "XOFF" : "XON") << '\n';
+           << (e.expired ? "EXPIRED"
+               : e.xoff  ? "XOFF"
+                         : "XON")
+           << '\n';
     };
   }
   if (cfg.timeseries_interval > Delta::zero())
