@@ -192,6 +192,15 @@ PfcConfig static_ten_frames() {
   return pfc;
 }
 
+// a was paused once, from the PAUSE's arrival until the XON's (it left at the 27th
+// departure and took 6,720 ps + 1 us), while `pause_frames` PAUSE frames went out.
+void expect_one_pause_until_the_xon(HeldEgress& h, uint64_t pause_frames) {
+  EXPECT_EQ(h.nic_a().counters().times_paused, 1u);
+  EXPECT_EQ(h.nic_a().counters().paused_time.ps,
+            kReleasePs + 26 * kFramePs + 6'720 + kUs - kPauseAtAPs);
+  EXPECT_EQ(h.exp->network().counters().pause_frames, pause_frames);
+}
+
 // Standard: the XOFF of StaticXoffAndXonAtTheHandComputedFrames carries 1000 quanta (5.12
 // us) and is re-sent every 2.56 us while it holds: at 1,865,600 + k x 2,560,000 ps for k =
 // 1..4 (the last, 12,105,600, before the XON at 12,250,560). Each refresh reaches a before
@@ -211,10 +220,7 @@ TEST(PfcPauseTime, StandardRefreshesWhileXoffHoldsAndTheUpstreamNeverResumesEarl
   }
   EXPECT_FALSE(h.events[5].xoff);
   EXPECT_EQ(h.events[5].time.ps, kReleasePs + 26 * kFramePs);
-  EXPECT_EQ(h.nic_a().counters().times_paused, 1u);
-  EXPECT_EQ(h.nic_a().counters().paused_time.ps,
-            kReleasePs + 26 * kFramePs + 6'720 + kUs - kPauseAtAPs);
-  EXPECT_EQ(h.exp->network().counters().pause_frames, 5u);
+  expect_one_pause_until_the_xon(h, 5);
 }
 
 // HPCC-ns3: the frame's 5 us is ignored; a stays paused until the XON, 10.4 us.
@@ -228,10 +234,7 @@ TEST(PfcPauseTime, UntilResumeIgnoresTheTimeTheFrameCarries) {
   expect_xon_at_the_27th_departure(h);
   if (HasFatalFailure()) return;
   test::run_checked(*h.exp);
-  EXPECT_EQ(h.nic_a().counters().times_paused, 1u);
-  EXPECT_EQ(h.nic_a().counters().paused_time.ps,
-            kReleasePs + 26 * kFramePs + 6'720 + kUs - kPauseAtAPs);
-  EXPECT_EQ(h.exp->network().counters().pause_frames, 1u);
+  expect_one_pause_until_the_xon(h, 1);
 }
 
 // ConWeave-ns3: a PAUSE of 5 us for every packet admitted over the threshold. Frames 10..34
