@@ -192,6 +192,14 @@ PfcConfig static_ten_frames() {
   return pfc;
 }
 
+// The ten-frame XOFF with a fork's pause style and the 5 us both forks' frames carry.
+PfcConfig ns3_fork(PfcPauseStyle style) {
+  PfcConfig pfc = static_ten_frames();
+  pfc.pause.style = style;
+  pfc.pause.time = Delta::from_us(5);
+  return pfc;
+}
+
 // a was paused once, from the PAUSE's arrival until the XON's (it left at the 27th
 // departure and took 6,720 ps + 1 us), while `pause_frames` PAUSE frames went out.
 void expect_one_pause_until_the_xon(HeldEgress& h, uint64_t pause_frames) {
@@ -225,10 +233,7 @@ TEST(PfcPauseTime, StandardRefreshesWhileXoffHoldsAndTheUpstreamNeverResumesEarl
 
 // HPCC-ns3: the frame's 5 us is ignored; a stays paused until the XON, 10.4 us.
 TEST(PfcPauseTime, UntilResumeIgnoresTheTimeTheFrameCarries) {
-  PfcConfig pfc = static_ten_frames();
-  pfc.pause.style = PfcPauseStyle::kUntilResume;
-  pfc.pause.time = Delta::from_us(5);
-  HeldEgress h(pfc);
+  HeldEgress h(ns3_fork(PfcPauseStyle::kUntilResume));
   h.start();
   expect_pause_reaches_a_at_a_frame_boundary(h);
   expect_xon_at_the_27th_departure(h);
@@ -244,10 +249,7 @@ TEST(PfcPauseTime, UntilResumeIgnoresTheTimeTheFrameCarries) {
 // egress still held: a was paused once, for 9,949,760 - 2,872,320 = 7,077,440 ps. The
 // switch's own record lapsed 5 us after its last PAUSE (8,943,040 ps): no XON for it.
 TEST(PfcPauseTime, PerPacketPausesExpireFiveMicrosecondsAfterTheLast) {
-  PfcConfig pfc = static_ten_frames();
-  pfc.pause.style = PfcPauseStyle::kPerPacket;
-  pfc.pause.time = Delta::from_us(5);
-  HeldEgress h(pfc);
+  HeldEgress h(ns3_fork(PfcPauseStyle::kPerPacket));
   h.start();
   h.exp->run(Time{kReleasePs});
   ASSERT_EQ(h.events.size(), 26u);
