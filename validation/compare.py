@@ -267,6 +267,45 @@ def print_seeds(r, md=None):
             "-" if x is None else f"{x:.3f}" for x in ratios))
 
 
+def link_episodes(events, expire_ns=None):
+    """{link: [(start_ns, length_ns, how it ended)]} from (time_ns, link, kind) in time order,
+    kind "PAUSE", "RESUME" or "EXPIRED" (rocelab's logged expiry)."""
+    since, deadline, out = {}, {}, {}
+    for t, link, kind in events:
+        if link in since and link in deadline and deadline[link] <= t:
+            out.setdefault(link, []).append((since.pop(link), deadline.pop(link), "expiry"))
+        if kind == "PAUSE":
+            since.setdefault(link, t)
+            if expire_ns is not None:
+                deadline[link] = t + expire_ns
+        elif link in since:
+            out.setdefault(link, []).append((since.pop(link), t, kind.lower()))
+            deadline.pop(link, None)
+    return {link: [(a, b - a, how) for a, b, how in eps] for link, eps in out.items()}
+
+
+def print_timeline(case, out, ref, shown=8):
+    """Per paused link on each side: its episodes, the share under 500 ns, median and mean
+    length, and the first few (start after the first PAUSE of the run, length, end)."""
+    with open_text(os.path.join(ref, "pfc.txt.gz")) as f:
+        rows = [line.split() for line in f if len(line.split()) >= 5]
+    ns3 = link_episodes(((int(p[0]), f"node {p[1]} if {p[3]}", "PAUSE" if p[4] == "1" else "RESUME")
+                         for p in rows), NS3_PAUSE_NS[case["format"]])
+    with open(os.path.join(out, "pfc_events.csv")) as f:
+        ev = [line.strip().split(",") for line in f][1:]
+    ours = link_episodes(((int(float(p[0])), f"{p[1]} port {p[2]} (sender side)",
+                           {"XOFF": "PAUSE", "XON": "RESUME"}.get(p[5], p[5])) for p in ev))
+    for side, eps in (("ns-3", ns3), ("rocelab", ours)):
+        t0 = min((e[0][0] for e in eps.values()), default=0)
+        print(f"\n  {side}: {len(eps)} paused links")
+        for link, e in sorted(eps.items(), key=lambda kv: -len(kv[1]))[:shown]:
+            lengths = sorted(x[1] for x in e)
+            short = sum(1 for x in lengths if x < 500)
+            print(f"    {link}: {len(e)} episodes, {100 * short / len(e):.0f}% under 500 ns, median "
+                  f"{lengths[len(lengths) // 2]} ns, mean {sum(lengths) / len(lengths):.0f} ns; first: "
+                  + ", ".join(f"+{(a - t0) / 1e3:.2f} us {n} ns {how}" for a, n, how in e[:4]))
+
+
 def fmt_ratio(r):
     return "   -  " if r is None else f"{r:6.3f}"
 
@@ -283,6 +322,8 @@ def main(argv):
     ap.add_argument("--markdown", help="also write the results as a Markdown table here")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="passed to rocelab run after the case's own (e.g. cc.model=sigcomm15)")
+    ap.add_argument("--timeline", action="store_true",
+                    help="also print each side's paused links and their episodes, side by side")
     ap.add_argument("--seeds", action="store_true",
                     help="PFC over every seed a case has (reference/<case>/seeds/), as mean "
                          "and 95%% interval on each side")
@@ -348,6 +389,8 @@ def main(argv):
               f"paused time: ns-3 {pfc_t['paused_ns'] / 1e3:.1f} us, rocelab "
               f"{pfc_o['paused_ns'] / 1e3:.1f} us; PAUSE frames: ns-3 {pfc_t['pause_frames']}, "
               f"rocelab {pfc_o['pause_frames']}")
+        if a.timeline:
+            print_timeline(case, out, ref)
         counters = meta.get("ns3_counters", {})
         if counters:
             with open(os.path.join(out, "summary.json")) as f:
