@@ -91,7 +91,7 @@ void Mmu::release(PortId in, Priority prio, int64_t bytes) {
 
 bool Mmu::take_pause(PortId in, Priority prio) {
   if (pause_sent(in, prio) || !over_xoff(in, prio)) return false;
-  mark_pause_sent(in, prio);
+  set_pause_sent(in, prio, true);
   return true;
 }
 
@@ -101,12 +101,8 @@ bool Mmu::over_xoff(PortId in, Priority prio) const {
   return lossless(prio) && (c.headroom > 0 || c.shared >= xoff_threshold(c));
 }
 
-void Mmu::mark_pause_sent(PortId in, Priority prio) {
-  ingress_[slot(in, prio)].pause_sent = true;
-}
-
-void Mmu::clear_pause_sent(PortId in, Priority prio) {
-  ingress_[slot(in, prio)].pause_sent = false;
+void Mmu::set_pause_sent(PortId in, Priority prio, bool sent) {
+  ingress_[slot(in, prio)].pause_sent = sent;
 }
 
 bool Mmu::take_resume(PortId in, Priority prio) {

@@ -36,8 +36,7 @@ class Mmu {
   // PfcPauseStyle::kPerPacket: is (in, prio) over the XOFF threshold now, pause sent or
   // not; and the sender's record of its pause, which lapses with the pause time.
   bool over_xoff(PortId in, Priority prio) const;
-  void mark_pause_sent(PortId in, Priority prio);
-  void clear_pause_sent(PortId in, Priority prio);
+  void set_pause_sent(PortId in, Priority prio, bool sent);
   bool take_resume(PortId in, Priority prio);
 
   int64_t xoff_threshold(PortId in) const;

@@ -38,7 +38,7 @@ bool Pfc::admit(PortId in, PortId, Packet& p) {
     // ConWeave-ns3 switch-node.cc CheckAndSendPfc: a PAUSE for each packet over the
     // threshold, each renewing the switch's record; then its resume check on arrival.
     if (mmu_.over_xoff(in, prio)) {
-      mmu_.mark_pause_sent(in, prio);
+      mmu_.set_pause_sent(in, prio, true);
       send_pfc(in, prio, true);
       start_timer(kLapse, in, prio, timing_.pause_for(node_.port(in).rate_bps()));
     } else if (mmu_.take_resume(in, prio)) {
@@ -129,7 +129,7 @@ void Pfc::on_event(uint32_t kind, uint64_t arg) {
       break;
     case kLapse:
       // switch-mmu.cc SetResume from the timer: no XON will be sent for this pause.
-      mmu_.clear_pause_sent(port, prio);
+      mmu_.set_pause_sent(port, prio, false);
       break;
   }
 }
