@@ -98,6 +98,7 @@ Bfc::Bfc(Switch& sw, const BfcParams& params)
       control_kind_(sw.context().state.layout().control_kind("bfc")),
       rng_(sw.context().seed, "bfc", sw.id().index()),
       handler_(sw.context().sim.add_handler(this)),
+      release_one_(params.release_waiting == "one"),
       hp_queue_(params.physical_queues + 1),
       overflow_queue_(params.physical_queues),
       held_scratch_(params.physical_queues + 1) {
@@ -252,7 +253,6 @@ void Bfc::ask_resume(PortState& ps, VfidEntry& e, uint32_t index) {
 
 void Bfc::release_waiting(PortState& ps, PortId out, size_t queue) {
   Ring<uint32_t>& list = ps.waiting[queue];
-  const bool one = params_.release_waiting == "one";
   while (!list.empty()) {
     const uint32_t i = list.pop_front();
     VfidEntry& e = table_[i];
@@ -262,7 +262,7 @@ void Bfc::release_waiting(PortState& ps, PortId out, size_t queue) {
       continue;
     e.waiting = false;
     ask_resume(ps, e, i);
-    if (one) return;
+    if (release_one_) return;
   }
 }
 

@@ -159,6 +159,7 @@ class Bfc final : public FlowControl, public EventHandler {
   ControlKind control_kind_;
   RandomStream rng_;
   uint32_t handler_;
+  bool release_one_;       // release_waiting: one, read once
   size_t hp_queue_;        // physical_queues + 1
   size_t overflow_queue_;  // physical_queues
   Delta tick_;
