@@ -207,6 +207,22 @@ def mean_ci(xs):
     return m, T95.get(len(xs) - 1, 1.96) * sd / math.sqrt(len(xs))
 
 
+def welch_differs(xs, ys):
+    """Whether two sets of per-seed values have different means at the 5% level (Welch's t
+    test; degrees of freedom by Welch-Satterthwaite, rounded down, which is conservative)."""
+    def mean_var(v):
+        m = sum(v) / len(v)
+        return m, sum((x - m) ** 2 for x in v) / (len(v) - 1)
+    if min(len(xs), len(ys)) < 2:
+        return False
+    (mx, vx), (my, vy) = mean_var(xs), mean_var(ys)
+    se2 = vx / len(xs) + vy / len(ys)
+    if se2 == 0:
+        return mx != my
+    df = se2 ** 2 / ((vx / len(xs)) ** 2 / (len(xs) - 1) + (vy / len(ys)) ** 2 / (len(ys) - 1))
+    return abs(mx - my) / math.sqrt(se2) > T95.get(max(1, int(df)), 1.96)
+
+
 PFC_METRICS = [("pause episodes", lambda p: p["episodes"], 1),
                ("paused time (us)", lambda p: p["paused_ns"] / 1e3, 1),
                ("mean episode (us)", lambda p: p["paused_ns"] / 1e3 / p["episodes"] if p["episodes"] else 0, 2),
@@ -231,12 +247,13 @@ def compare_seeds(case, a):
     """PFC as the paused devices saw it, per seed on both sides, and each side's mean and 95%
     interval; FCT mean ratios per seed where the seed's ns-3 FCTs are stored."""
     rows = {"ns3": [], "rocelab": []}
-    fct_ratios = []
+    fct_ratios, runs = [], []
     for seed, ref in sorted(seed_dirs(case).items()):
         work = os.path.join(a.work, case["name"], f"seed-{seed}")
         out, summary = run_rocelab(case, a.rocelab, work, a.set, None if seed == 1 else seed)
         rows["ns3"].append(ns3_pfc(os.path.join(ref, "pfc.txt.gz"), case["format"]))
         rows["rocelab"].append(rocelab_pfc(summary))
+        runs.append((ref, out))
         fct = os.path.join(ref, "fct.txt.gz")
         if os.path.exists(fct):
             start_after = int(round((2.0 + case["warmup_s"]) * 1e9))
@@ -244,24 +261,25 @@ def compare_seeds(case, a):
             fct_ratios.append([b[2] for b in buckets])
     table = []
     for name, get, digits in PFC_METRICS:
-        t = mean_ci([get(p) for p in rows["ns3"]])
-        o = mean_ci([get(p) for p in rows["rocelab"]])
-        table.append((name, t, o, digits))
+        theirs, ours = [get(p) for p in rows["ns3"]], [get(p) for p in rows["rocelab"]]
+        table.append((name, mean_ci(theirs), mean_ci(ours), digits, welch_differs(ours, theirs)))
     return {"case": case["name"], "seeds": len(rows["ns3"]), "metrics": table,
-            "per_seed": rows, "fct_mean_ratios": fct_ratios}
+            "per_seed": rows, "fct_mean_ratios": fct_ratios,
+            "runs": runs}
 
 
 def print_seeds(r, md=None):
     def cell(mc, d):
         return f"{mc[0]:,.{d}f} ± {mc[1]:,.{d}f}"
     print(f"\n{r['case']}: PFC over {r['seeds']} seeds (mean ± 95% interval)")
-    for name, t, o, d in r["metrics"]:
+    for name, t, o, d, differs in r["metrics"]:
         inside = abs(o[0] - t[0]) <= t[1]
         print(f"  {name:<26} ns-3 {cell(t, d):>22}   rocelab {cell(o, d):>22}   "
-              f"{'within' if inside else 'outside'} ns-3's interval")
+              f"{'within' if inside else 'outside'} ns-3's interval; means "
+              f"{'differ' if differs else 'do not differ'} (Welch, 5%)")
         if md is not None:
             md.write(f"| {r['case']} | {name} | {cell(t, d)} | {cell(o, d)} | "
-                     f"{'yes' if inside else 'no'} |\n")
+                     f"{'yes' if inside else 'no'} | {'yes' if differs else 'no'} |\n")
     for i, ratios in enumerate(r["fct_mean_ratios"]):
         print("  FCT mean ratio per bucket, seed", i + 1, ", ".join(
             "-" if x is None else f"{x:.3f}" for x in ratios))
@@ -284,26 +302,82 @@ def link_episodes(events, expire_ns=None):
     return {link: [(a, b - a, how) for a, b, how in eps] for link, eps in out.items()}
 
 
+def ns3_link_episodes(case, ref):
+    with open_text(os.path.join(ref, "pfc.txt.gz")) as f:
+        rows = [line.split() for line in f if len(line.split()) >= 5]
+    return link_episodes(((int(p[0]), f"node {p[1]} if {p[3]}", "PAUSE" if p[4] == "1" else "RESUME")
+                          for p in rows), NS3_PAUSE_NS[case["format"]])
+
+
+def rocelab_link_episodes(out):
+    with open(os.path.join(out, "pfc_events.csv")) as f:
+        ev = [line.strip().split(",") for line in f][1:]
+    return link_episodes(((int(float(p[0])), f"{p[1]} port {p[2]} (sender side)",
+                           {"XOFF": "PAUSE", "XON": "RESUME"}.get(p[5], p[5])) for p in ev))
+
+
 def print_timeline(case, out, ref, shown=8):
     """Per paused link on each side: its episodes, the share under 500 ns, median and mean
     length, and the first few (start after the first PAUSE of the run, length, end)."""
-    with open_text(os.path.join(ref, "pfc.txt.gz")) as f:
-        rows = [line.split() for line in f if len(line.split()) >= 5]
-    ns3 = link_episodes(((int(p[0]), f"node {p[1]} if {p[3]}", "PAUSE" if p[4] == "1" else "RESUME")
-                         for p in rows), NS3_PAUSE_NS[case["format"]])
-    with open(os.path.join(out, "pfc_events.csv")) as f:
-        ev = [line.strip().split(",") for line in f][1:]
-    ours = link_episodes(((int(float(p[0])), f"{p[1]} port {p[2]} (sender side)",
-                           {"XOFF": "PAUSE", "XON": "RESUME"}.get(p[5], p[5])) for p in ev))
-    for side, eps in (("ns-3", ns3), ("rocelab", ours)):
+    for side, eps in (("ns-3", ns3_link_episodes(case, ref)), ("rocelab", rocelab_link_episodes(out))):
         t0 = min((e[0][0] for e in eps.values()), default=0)
         print(f"\n  {side}: {len(eps)} paused links")
         for link, e in sorted(eps.items(), key=lambda kv: -len(kv[1]))[:shown]:
             lengths = sorted(x[1] for x in e)
-            short = sum(1 for x in lengths if x < 500)
+            short = sum(1 for x in lengths if x < FLICKER_NS)
             print(f"    {link}: {len(e)} episodes, {100 * short / len(e):.0f}% under 500 ns, median "
                   f"{lengths[len(lengths) // 2]} ns, mean {sum(lengths) / len(lengths):.0f} ns; first: "
                   + ", ".join(f"+{(a - t0) / 1e3:.2f} us {n} ns {how}" for a, n, how in e[:4]))
+
+
+# An episode under FLICKER_NS is a flicker (a PAUSE and a RESUME a few packets apart); episodes
+# on one link less than TRAIN_GAP_NS apart form a train (one congestion event's pauses).
+FLICKER_NS = 500
+TRAIN_GAP_NS = 100_000
+
+
+def pause_trains(eps):
+    """Episode lengths grouped into trains, over every link: [[length_ns, ...], ...]."""
+    trains = []
+    for e in eps.values():
+        end = None
+        for start, length, _ in e:
+            if end is None or start - end > TRAIN_GAP_NS:
+                trains.append([])
+            trains[-1].append(length)
+            end = start + length
+    return trains
+
+
+def train_figures(trains):
+    """What sets a mean episode length: the flicker share, the lengths of flickers and of full
+    pauses, and how many trains end in a pause cut under FLICKER_NS."""
+    lengths = [n for t in trains for n in t]
+    flick = [n for n in lengths if n < FLICKER_NS]
+    full = [n for n in lengths if n >= FLICKER_NS]
+    return {"trains": len(trains), "episodes": len(lengths),
+            "flicker share": len(flick) / len(lengths) if lengths else 0,
+            "flicker (ns)": sum(flick) / len(flick) if flick else 0,
+            "full pause (ns)": sum(full) / len(full) if full else 0,
+            "trains ending under 500 ns": sum(1 for t in trains if len(t) > 1 and t[-1] < FLICKER_NS)}
+
+
+def print_train_figures(case, runs):
+    """runs: [(ns-3 reference dir, rocelab run dir)] per seed; each side's train figures summed
+    (counts) or averaged (lengths, share) over the seeds."""
+    print(f"  pause trains over {len(runs)} seeds (episodes on a link < {TRAIN_GAP_NS // 1000} us apart):")
+    sides = {"ns-3": [], "rocelab": []}
+    for ref, out in runs:
+        sides["ns-3"].append(train_figures(pause_trains(ns3_link_episodes(case, ref))))
+        sides["rocelab"].append(train_figures(pause_trains(rocelab_link_episodes(out))))
+    for key in sides["ns-3"][0]:
+        cells = []
+        for side, per_seed in sides.items():
+            vals = [f[key] for f in per_seed]
+            total = sum(vals) if key in ("trains", "episodes", "trains ending under 500 ns") \
+                else sum(vals) / len(vals)
+            cells.append(f"{side} {total:,.3f}" if key == "flicker share" else f"{side} {total:,.0f}")
+        print(f"    {key:<28} " + "   ".join(cells))
 
 
 def fmt_ratio(r):
@@ -323,7 +397,8 @@ def main(argv):
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="passed to rocelab run after the case's own (e.g. cc.model=sigcomm15)")
     ap.add_argument("--timeline", action="store_true",
-                    help="also print each side's paused links and their episodes, side by side")
+                    help="also print each side's paused links and their episodes, side by side "
+                         "(with --seeds: each side's pause trains over the seeds)")
     ap.add_argument("--seeds", action="store_true",
                     help="PFC over every seed a case has (reference/<case>/seeds/), as mean "
                          "and 95%% interval on each side")
@@ -338,12 +413,15 @@ def main(argv):
     if a.seeds:
         md = open(a.markdown, "w") if a.markdown else None
         if md:
-            md.write("| case | PFC figure | ns-3 | rocelab | rocelab's mean in ns-3's interval |\n"
-                     "|---|---|---|---|---|\n")
+            md.write("| case | PFC figure | ns-3 | rocelab | rocelab's mean in ns-3's interval "
+                     "| means differ (Welch's t, 5%) |\n|---|---|---|---|---|---|\n")
         for case in cases:
             if len(seed_dirs(case)) < 2:
                 continue
-            print_seeds(compare_seeds(case, a), md)
+            r = compare_seeds(case, a)
+            print_seeds(r, md)
+            if a.timeline:
+                print_train_figures(case, r["runs"])
         if md:
             md.close()
         return 0
