@@ -95,14 +95,37 @@ def pause_episodes(events, expire_ns=None):
     return out
 
 
-def ns3_pfc(path, fork):
+def ns3_link_peers(topology):
+    """{(node, if_index): peer node} of an ns-3 topology file. The forks install the Internet
+    stack before the links (its loopback is device 0) and then each link's two devices in
+    file order, so a node's i-th link is its interface i (network-load-balance.cc
+    `internet.Install(n)`, then `qbb.Install(snode, dnode)` per line)."""
+    with open(topology) as f:
+        lines = [line.split() for line in f if line.strip()]
+    peers, count = {}, {}
+    for a, b in ((p[0], p[1]) for p in lines[2:2 + int(lines[0][2])]):
+        for x, y in ((a, b), (b, a)):
+            count[x] = count.get(x, 0) + 1
+            peers[(x, str(count[x]))] = y
+    return peers, {h for p in lines[2:] for h in p[:2]} - set(lines[1])
+
+
+def ns3_pfc(path, fork, topology=None):
     """ns-3 PFC file: time node node_type if_index type, logged by the paused device (node
     type 0: a host NIC) for every PAUSE (1) and RESUME (0) it receives; expiries are not
-    logged."""
+    logged. With the topology, PAUSE frames are also counted by the sender's layer (a switch
+    with hosts is an edge switch)."""
     with open_text(path) as f:
         rows = [line.split() for line in f]
-    return pause_episodes(((int(p[0]), (p[1], p[3]), p[4] == "1", p[2] == "0")
-                           for p in rows if len(p) >= 5), NS3_PAUSE_NS[fork])
+    out = pause_episodes(((int(p[0]), (p[1], p[3]), p[4] == "1", p[2] == "0")
+                          for p in rows if len(p) >= 5), NS3_PAUSE_NS[fork])
+    if topology:
+        peers, hosts = ns3_link_peers(topology)
+        edges = {peers[(h, "1")] for h in hosts if (h, "1") in peers}
+        frames = [peers[(p[1], p[3])] for p in rows if len(p) >= 5 and p[4] == "1"]
+        out["edge_pause_frames"] = sum(1 for n in frames if n in edges)
+        out["upper_pause_frames"] = len(frames) - out["edge_pause_frames"]
+    return out
 
 
 def rocelab_pfc(summary):
@@ -112,7 +135,10 @@ def rocelab_pfc(summary):
             "paused_ns": summary.get("pfc_paused_time_us", 0) * 1e3,
             "pause_frames": summary.get("pfc_pause_frames", 0),
             "paused_links": summary.get("paused_links", 0),
-            "host_episodes": summary.get("pfc_pause_episodes_at_hosts", 0)}
+            "host_episodes": summary.get("pfc_pause_episodes_at_hosts", 0),
+            "edge_pause_frames": summary.get("pfc_pause_frames_by_layer", {}).get("edge", 0),
+            "upper_pause_frames": sum(v for k, v in summary.get("pfc_pause_frames_by_layer", {}).items()
+                                      if k != "edge")}
 
 
 def percentile(values, q):
@@ -229,7 +255,9 @@ PFC_METRICS = [("pause episodes", lambda p: p["episodes"], 1),
                ("paused links", lambda p: p["paused_links"], 1),
                ("episodes at host NICs (%)",
                 lambda p: 100 * p["host_episodes"] / p["episodes"] if p["episodes"] else 0, 1),
-               ("PAUSE frames", lambda p: p["pause_frames"], 1)]
+               ("PAUSE frames", lambda p: p["pause_frames"], 1),
+               ("PAUSE frames sent by edge switches", lambda p: p["edge_pause_frames"], 1),
+               ("PAUSE frames sent above the edge", lambda p: p["upper_pause_frames"], 1)]
 
 
 def seed_dirs(case):
@@ -251,7 +279,8 @@ def compare_seeds(case, a):
     for seed, ref in sorted(seed_dirs(case).items()):
         work = os.path.join(a.work, case["name"], f"seed-{seed}")
         out, summary = run_rocelab(case, a.rocelab, work, a.set, None if seed == 1 else seed)
-        rows["ns3"].append(ns3_pfc(os.path.join(ref, "pfc.txt.gz"), case["format"]))
+        rows["ns3"].append(ns3_pfc(os.path.join(ref, "pfc.txt.gz"), case["format"],
+                                   os.path.join(work, "topology.txt")))
         rows["rocelab"].append(rocelab_pfc(summary))
         runs.append((ref, out))
         fct = os.path.join(ref, "fct.txt.gz")
@@ -274,7 +303,7 @@ def print_seeds(r, md=None):
     print(f"\n{r['case']}: PFC over {r['seeds']} seeds (mean ± 95% interval)")
     for name, t, o, d, differs in r["metrics"]:
         inside = abs(o[0] - t[0]) <= t[1]
-        print(f"  {name:<26} ns-3 {cell(t, d):>22}   rocelab {cell(o, d):>22}   "
+        print(f"  {name:<34} ns-3 {cell(t, d):>22}   rocelab {cell(o, d):>22}   "
               f"{'within' if inside else 'outside'} ns-3's interval; means "
               f"{'differ' if differs else 'do not differ'} (Welch, 5%)")
         if md is not None:
