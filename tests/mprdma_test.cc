@@ -22,7 +22,7 @@ struct Outcome {
 
 // Two leaves, four spines, spine 0's link to leaf 1 at 25 Gb/s. Four 4 MB flows from
 // leaf 0 to leaf 1. RED/ECN as the DCQCN paper (5-200 KB, 1%).
-Outcome run(const std::string& policy, LossRecovery recovery, const std::string& cc,
+Outcome run(const std::string& policy, const std::string& recovery, const std::string& cc,
             bool slow_start = false) {
   ExperimentSpec spec;
   spec.transport.mprdma.slow_start = slow_start;
@@ -64,8 +64,8 @@ Outcome run(const std::string& policy, LossRecovery recovery, const std::string&
 // Without slow start, to see the Δ rule at work once the window has settled: slow start
 // reorders past the bitmap here (next test).
 TEST(MpRdma, SpreadsOverPathsAndBoundsTheOutOfOrderDegree) {
-  const Outcome mp = run("mprdma", LossRecovery::kBitmap, "none");
-  const Outcome spray = run("spray", LossRecovery::kSelectiveRepeat, "dcqcn");
+  const Outcome mp = run("mprdma", "bitmap", "none");
+  const Outcome spray = run("spray", "selective_repeat", "dcqcn");
   std::printf(
       "out-of-order degree p99: mprdma %.0f (%llu arrivals, %llu beyond the bitmap, "
       "%llu paths pruned), spray %.0f (%llu); last finish %.0f vs %.0f us\n",
@@ -87,7 +87,7 @@ TEST(MpRdma, SpreadsOverPathsAndBoundsTheOutOfOrderDegree) {
 // Measured: out-of-order degree p99 144 packets, 703 packets beyond the bitmap (37 and 0
 // without slow start). docs/schemes/mprdma.md gives what this does to the FLB figures.
 TEST(MpRdma, SlowStartOvershootReordersPastTheBitmapHere) {
-  const Outcome ss = run("mprdma", LossRecovery::kBitmap, "none", /*slow_start=*/true);
+  const Outcome ss = run("mprdma", "bitmap", "none", /*slow_start=*/true);
   std::printf(
       "slow start: out-of-order degree p99 %.0f, %llu beyond the bitmap, last finish %.0f us\n",
       ss.ood_p99, static_cast<unsigned long long>(ss.bitmap_drops), ss.last_finish.us());
@@ -104,8 +104,8 @@ TEST(MpRdma, SlowStartOvershootReordersPastTheBitmapHere) {
 // slow start's overshoot above has NAKs. (With the inflation rule before, an ACK above a
 // hole that also moved the cumulative ACK let out up to 40 packets in Fig. 17.)
 TEST(MpRdma, BurstLimitOfTwoPerAckBindsOnlyInLossRecovery) {
-  const Outcome ca = run("mprdma", LossRecovery::kBitmap, "none");
-  const Outcome ss = run("mprdma", LossRecovery::kBitmap, "none", /*slow_start=*/true);
+  const Outcome ca = run("mprdma", "bitmap", "none");
+  const Outcome ss = run("mprdma", "bitmap", "none", /*slow_start=*/true);
   for (const Outcome* o : {&ca, &ss}) {
     std::printf("most packets one ACK opens %llu, ACKs over 2: %llu, in recovery: %llu\n",
                 static_cast<unsigned long long>(o->counters.max_ack_opening),
@@ -130,7 +130,7 @@ TEST(MpRdma, DuplicateAcksAfterABitmapOverflowDoNotWidenTheWindow) {
   spec.topology.set_link_rate("spine0", "leaf1", gbps(25));
   spec.cc = "none";
   spec.transport.path_policy = "mprdma";
-  spec.transport.recovery = LossRecovery::kBitmap;
+  spec.transport.recovery = "bitmap";
   spec.transport.bitmap_packets = 16;
   spec.transport.mprdma.initial_window_bdp = 1;
   for (uint32_t i = 0; i < 4; ++i) spec.flows.push_back(test::flow(i, 4 + i, 4'000'000));
@@ -151,7 +151,7 @@ class Sender {
     spec.topology = test::small_leaf_spine(2, 1, 1);
     spec.cc = "none";
     spec.transport.path_policy = "mprdma";
-    spec.transport.recovery = LossRecovery::kBitmap;
+    spec.transport.recovery = "bitmap";
     spec.transport.mprdma = cfg;
     spec.flows.push_back(test::flow(0, 1, 100'000'000, Time{Delta::from_ms(1000).ps}));
     exp_ = std::make_unique<Experiment>(spec);

@@ -96,21 +96,21 @@ TEST(Pfc, VictimSharingAPausedLinkIsHeadOfLineBlocked) {
 }
 
 TEST(Pfc, WithoutPfcASmallBufferDropsAndEveryRecoveryModeRecovers) {
+  const std::string modes[] = {"go_back_n", "selective_repeat", "reorder_buffer"};
   uint64_t retransmitted[3] = {};
-  for (LossRecovery mode :
-       {LossRecovery::kGoBackN, LossRecovery::kSelectiveRepeat, LossRecovery::kReorderBuffer}) {
+  for (int m = 0; m < 3; ++m) {
+    const std::string& mode = modes[m];
     Incast inc(false, 300 * 1000, 500 * 1000);
     inc.spec.transport.recovery = mode;
     Experiment exp(inc.spec);
     test::run_checked(exp, Time{Delta::from_ms(500).ps});
     const NetCounters& c = exp.network().counters();
-    const int m = static_cast<int>(mode);
     EXPECT_GT(c.drops, 0u) << m;
     EXPECT_EQ(c.pause_frames, 0u) << m;
     const auto& tc = exp.transport().counters();
     EXPECT_GT(tc.retransmitted_bytes, 0u) << m;
     EXPECT_EQ(tc.payload_bytes_delivered, 16u * 500 * 1000) << m;
-    if (mode == LossRecovery::kReorderBuffer) {
+    if (mode == "reorder_buffer") {
       EXPECT_EQ(tc.naks_sent, 0u) << "loss is found by the timeout";
       EXPECT_GT(tc.timeouts, 0u);
     } else {

@@ -437,7 +437,7 @@ TEST(HostPath, SprayGivesEachPacketItsOwnEntropy) {
     ExperimentSpec spec;
     spec.topology = test::small_leaf_spine(2, 4, 1);
     spec.transport.path_policy = policy;
-    spec.transport.recovery = LossRecovery::kSelectiveRepeat;
+    spec.transport.recovery = "selective_repeat";
     spec.network.switch_config.ecn.enabled = false;
     spec.flows = {test::flow(0, 1, 2000 * 1000)};
     Experiment exp(spec);

@@ -104,7 +104,7 @@ INSTANTIATE_TEST_SUITE_P(PolicyCc, EveryHostPathPolicy,
 TEST(MpRdmaUnderLoad, InvariantsHold) {
   ExperimentSpec spec = loaded_leaf_spine("ecmp", "none", 11);
   spec.transport.path_policy = "mprdma";
-  spec.transport.recovery = LossRecovery::kBitmap;
+  spec.transport.recovery = "bitmap";
   Experiment exp(spec);
   test::run_checked(exp, Time{Delta::from_ms(500).ps});
 }

@@ -61,7 +61,7 @@ TEST(Sweep, GridTimesCasesTimesSchemesTimesSeeds) {
   EXPECT_EQ(s.runs[0].rel_dir, "runs/load=0.5,buffer=1MB,gbn/ecmp+dcqcn+pfc/seed-3");
   EXPECT_EQ(s.runs[3].rel_dir, "runs/load=0.5,buffer=1MB,gbn/rps-nocc/seed-3");
   const ScenarioConfig c = s.config_of(s.runs[3 * 2 + 4]);  // point 1 (sr), rps-nocc, seed 4
-  EXPECT_EQ(c.transport.recovery, LossRecovery::kSelectiveRepeat);
+  EXPECT_EQ(c.transport.recovery, "selective_repeat");
   EXPECT_EQ(c.lb, "rps");
   EXPECT_EQ(c.cc, "none");
   EXPECT_EQ(c.seed, 4);

@@ -52,7 +52,7 @@ TEST(TransportIntervals, AckCoalescingSendsOneAckPerNPacketsPlusTheLast) {
 // packet at 37 us is NAKed at once although the last NAK was 2 us before.
 TEST(TransportIntervals, GoBackNNaksAtMostOncePerIntervalForTheSameExpectedSeq) {
   ExperimentSpec spec = one_switch();
-  spec.transport.recovery = LossRecovery::kGoBackN;
+  spec.transport.recovery = "go_back_n";
   spec.transport.nak_interval = Delta::from_us(10);
   spec.flows = {test::flow(0, 1, 1000 * 1000)};
   Experiment exp(spec);

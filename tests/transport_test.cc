@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "net/topology.h"
+#include "scenario/scenario_config.h"
 #include "test_util.h"
+#include "transport/loss_recovery.h"
 #include "transport/packet_bitmap.h"
 
 namespace rocelab {
@@ -47,7 +49,7 @@ constexpr uint64_t kFlowBytes = 1000 * 1000;  // 1000 packets of 1000 B
 
 // Two leaves, two spines, one host each side; the path through spine1 runs at a tenth of
 // the rate, so spraying packets over both spines reorders them.
-Experiment sprayed_over_unequal_paths(const std::string& lb, LossRecovery recovery) {
+Experiment sprayed_over_unequal_paths(const std::string& lb, const std::string& recovery) {
   ExperimentSpec spec;
   spec.topology = test::small_leaf_spine(2, 2, 1);
   EXPECT_EQ(spec.topology.set_link_rate("leaf0", "spine1", gbps(10)), 1);
@@ -59,11 +61,11 @@ Experiment sprayed_over_unequal_paths(const std::string& lb, LossRecovery recove
 }
 
 TEST(Transport, EcmpNeverReordersAndSprayingDoes) {
-  Experiment ecmp = sprayed_over_unequal_paths("ecmp", LossRecovery::kGoBackN);
+  Experiment ecmp = sprayed_over_unequal_paths("ecmp", "go_back_n");
   test::run_checked(ecmp);
   EXPECT_EQ(ecmp.transport().counters().network_reordered_packets, 0u);
   EXPECT_EQ(ecmp.transport().counters().out_of_order_packets, 0u);
-  Experiment rps = sprayed_over_unequal_paths("rps", LossRecovery::kGoBackN);
+  Experiment rps = sprayed_over_unequal_paths("rps", "go_back_n");
   test::run_checked(rps);
   EXPECT_GT(rps.transport().counters().network_reordered_packets, 10u);
   // Go-back-N drops everything behind a hole, so the receiver sees more out-of-order
@@ -73,7 +75,7 @@ TEST(Transport, EcmpNeverReordersAndSprayingDoes) {
 }
 
 TEST(Transport, ReorderBufferDeliversEachPacketOnceWithoutNaks) {
-  Experiment exp = sprayed_over_unequal_paths("rps", LossRecovery::kReorderBuffer);
+  Experiment exp = sprayed_over_unequal_paths("rps", "reorder_buffer");
   test::run_checked(exp);  // also checks bytes delivered == bytes of the flow
   const TransportCounters& c = exp.transport().counters();
   EXPECT_GT(c.out_of_order_packets, 10u);
@@ -82,10 +84,46 @@ TEST(Transport, ReorderBufferDeliversEachPacketOnceWithoutNaks) {
   EXPECT_EQ(c.data_packets_sent, kFlowBytes / 1000);
 }
 
+// What a newcomer's loss recovery is: one class and one registry line. This one drops
+// out-of-order data silently (no NAK), so only the timer recovers.
+class DropAndWaitForTheTimer final : public LossRecovery {
+ public:
+  bool holds_packets() const override { return false; }
+  bool drops_out_of_order() const override { return true; }
+  void on_out_of_order(ReceiverState&, const Packet&) override { ++dropped; }
+  static inline uint64_t dropped = 0;
+};
+
+TEST(Transport, ALossRecoveryIsAClassAndARegistryLine) {
+  if (!loss_recovery_registry().find("toy_drop_and_wait"))
+    loss_recovery_registry().add("toy_drop_and_wait", "a test's toy",
+                                 [] { return std::make_unique<DropAndWaitForTheTimer>(); });
+  DropAndWaitForTheTimer::dropped = 0;
+  Experiment exp = sprayed_over_unequal_paths("rps", "toy_drop_and_wait");
+  // Each 1 ms timeout delivers only the run up to the next reordering: a slow scheme.
+  test::run_checked(exp, Time{Delta::from_ms(5000).ps});  // every byte delivered, in order
+  const TransportCounters& c = exp.transport().counters();
+  EXPECT_EQ(DropAndWaitForTheTimer::dropped, c.out_of_order_packets);
+  EXPECT_GT(c.out_of_order_packets, 10u);
+  EXPECT_EQ(c.naks_sent, 0u);
+  EXPECT_GT(c.timeouts, 0u) << "nothing but the timer recovers";
+  EXPECT_GT(c.retransmitted_bytes, 0u);
+  // The name is a scenario value once registered; a misspelled one is refused by name.
+  const std::string tiny = std::string(ROCELAB_SOURCE_DIR) + "/tests/scenarios/tiny.yaml";
+  EXPECT_EQ(load_scenario(tiny, {"transport.recovery=toy_drop_and_wait"}).transport.recovery,
+            "toy_drop_and_wait");
+  try {
+    load_scenario(tiny, {"transport.recovery=toy_drop_and_wiat"});
+    ADD_FAILURE() << "a misspelled recovery was accepted";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("toy_drop_and_wait"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Transport, SelectiveRepeatResendsFarLessThanGoBackN) {
-  Experiment gbn = sprayed_over_unequal_paths("rps", LossRecovery::kGoBackN);
+  Experiment gbn = sprayed_over_unequal_paths("rps", "go_back_n");
   test::run_checked(gbn);
-  Experiment sr = sprayed_over_unequal_paths("rps", LossRecovery::kSelectiveRepeat);
+  Experiment sr = sprayed_over_unequal_paths("rps", "selective_repeat");
   test::run_checked(sr);
   const TransportCounters& g = gbn.transport().counters();
   const TransportCounters& s = sr.transport().counters();
@@ -126,7 +164,7 @@ TEST(Transport, AStaleNakDoesNotRewindBelowTheAckedPoint) {
 // A reordering late in a long in-order flow: the receiver's ring of held packets must span
 // only the reorder window (rcv_nxt up to the early packet), not every packet since the
 // flow's start, or a 1 GB flow would allocate a million-bit ring for one late packet.
-void late_reordering_keeps_the_ring_small(LossRecovery recovery) {
+void late_reordering_keeps_the_ring_small(const std::string& recovery) {
   ExperimentSpec spec;
   spec.topology = test::chain({gbps(100), gbps(100)}, Delta::from_us(1));
   spec.transport.recovery = recovery;
@@ -160,11 +198,11 @@ void late_reordering_keeps_the_ring_small(LossRecovery recovery) {
 }
 
 TEST(Transport, LateReorderingKeepsTheSelectiveRepeatRingSmall) {
-  late_reordering_keeps_the_ring_small(LossRecovery::kSelectiveRepeat);
+  late_reordering_keeps_the_ring_small("selective_repeat");
 }
 
 TEST(Transport, LateReorderingKeepsTheReorderBufferRingSmall) {
-  late_reordering_keeps_the_ring_small(LossRecovery::kReorderBuffer);
+  late_reordering_keeps_the_ring_small("reorder_buffer");
 }
 
 // advance_to on an empty bitmap only moves the base (the words are all zero already).

@@ -36,7 +36,7 @@ class DcqcnReceiverHalf : public CongestionControl {
     if (cfg.cnp_delivery != CnpDelivery::kAckFlag) return false;
     if (reply == PacketType::kAck) return data.ecn_ce;
     if (reply != PacketType::kNak) return false;
-    return data.ecn_ce || (cfg.cnp_on_nak && cfg.recovery == LossRecovery::kGoBackN);
+    return data.ecn_ce || (cfg.cnp_on_nak && transport_->recovery().drops_out_of_order());
   }
 
  protected:

@@ -25,6 +25,7 @@
 #include "scenario/workload_types.h"
 #include "scenario/yaml_params.h"
 #include "transport/host_path.h"
+#include "transport/loss_recovery.h"
 #include "workload/flow_size_cdf.h"
 
 using namespace rocelab;
@@ -66,6 +67,7 @@ int cmd_list() {
   print_registry("flow controls (fc)", fc_registry());
   print_registry("switch features (switch.features)", switch_feature_registry());
   print_registry("host path policies (transport.path_policy)", host_path_registry());
+  print_registry("loss recoveries (transport.recovery)", loss_recovery_registry());
   print_registry("egress schedulers (switch.scheduler)", scheduler_registry());
   print_registry("topologies (topology.type)", topology_registry());
   print_registry("workload types (workloads[].type)", workload_registry());

@@ -27,7 +27,7 @@ void describe(ParamVisitor& v, MpRdmaConfig& c) {
 
 void MpRdmaPath::attach(RdmaTransport& transport) {
   HostPathPolicy::attach(transport);
-  if (transport.config().recovery != LossRecovery::kBitmap)
+  if (transport.config().recovery != "bitmap")
     throw std::invalid_argument(
         "transport.path_policy: mprdma needs transport.recovery: bitmap (MP-RDMA's receiver)");
   cfg_ = transport.config().mprdma;

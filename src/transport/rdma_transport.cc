@@ -22,6 +22,11 @@ RdmaTransport::RdmaTransport(Network& net, const TransportConfig& cfg,
   const auto* path = host_path_registry().find(cfg_.path_policy);
   if (!path) throw std::invalid_argument("unknown host path policy '" + cfg_.path_policy + "'");
   path_ = path->factory();
+  const auto* recovery = loss_recovery_registry().find(cfg_.recovery);
+  if (!recovery) throw std::invalid_argument("unknown loss recovery '" + cfg_.recovery + "'");
+  recovery_ = recovery->factory();
+  recovery_holds_packets_ = recovery_->holds_packets();
+  recovery_acks_every_packet_ = recovery_->acks_every_packet();
   for (NodeId h : net_.hosts()) {
     const FlowControl* fc = net_.host(h).flow_control();
     if (fc && fc->gates_flows()) hosts_[h.index()].gate = fc;
@@ -35,6 +40,7 @@ RdmaTransport::RdmaTransport(Network& net, const TransportConfig& cfg,
   net_.set_host_agent(this);
   cc_->attach(*this);
   path_->attach(*this);
+  recovery_->attach(*this);
 }
 
 RdmaTransport::~RdmaTransport() {
@@ -83,7 +89,8 @@ FlowId RdmaTransport::add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time
                w.serialize(w.mtu_wire_bytes(), s.line_rate_bps) +
                net_.one_way_delay(dst, src, w.control_wire_bytes(PacketType::kAck));
   flows_.push_back(s);
-  receivers_.push_back(Receiver{});
+  receivers_.push_back(ReceiverState{});
+  recovery_->add_flow(f);
 
   FlowRecord r;
   r.id = f;
@@ -196,6 +203,7 @@ void RdmaTransport::reserve_flows(size_t n) {
   records_.reserve(n);
   starts_.reserve(n);
   cc_->reserve_flows(n);
+  recovery_->reserve_flows(n);
 }
 
 size_t RdmaTransport::active_flows() const {
@@ -245,15 +253,7 @@ void RdmaTransport::on_event(uint32_t kind, uint64_t arg) {
   // packet) or held has lost nothing. Its next packet arms the timer again.
   if (s.high_sent <= s.snd_una) return;
   ++counters_.timeouts;
-  if (cfg_.recovery == LossRecovery::kSelectiveRepeat) {
-    // Everything sent and not selectively acked is presumed lost.
-    s.in_recovery = true;
-    s.recovery_point = s.high_sent;
-    s.sack_high = s.high_sent;
-    s.rtx_next = s.snd_una;
-  } else {
-    s.snd_nxt = s.snd_una;
-  }
+  recovery_->on_timeout(f);
   count_unsent(s);
   cc_->on_timeout(f);
   path_->on_timeout(f);
@@ -296,17 +296,8 @@ void RdmaTransport::finish_flow(FlowId f) {
   if (on_finish_) on_finish_(records_[f.index()]);
 }
 
-bool RdmaTransport::next_seq(Sender& s, uint64_t* seq) {
-  if (s.in_recovery) {  // IRN §3.2: holes below the highest sacked packet go first
-    const uint64_t mtu = ctx_.wire.mtu_payload_bytes;
-    uint64_t q = std::max(s.rtx_next, s.snd_una);
-    while (q < s.sack_high && s.sacked.test(q / mtu)) q += mtu;
-    s.rtx_next = q;
-    if (q < s.sack_high) {
-      *seq = q;
-      return true;
-    }
-  }
+bool RdmaTransport::next_seq(FlowId f, Sender& s, uint64_t* seq) {
+  if (s.in_recovery && recovery_->next_hole(f, seq)) return true;
   if (s.snd_nxt >= s.size) return false;
   const uint64_t in_flight = s.snd_nxt - s.snd_una;
   if (s.window_bytes && in_flight >= s.window_bytes) return false;
@@ -329,7 +320,7 @@ PacketId RdmaTransport::pull_data(NodeId host, const EgressPort& port, Time* nex
     const FlowId f = hq.active[idx];
     Sender& s = flows_[f.index()];
     uint64_t seq = 0;
-    if (s.hold || !next_seq(s, &seq)) continue;
+    if (s.hold || !next_seq(f, s, &seq)) continue;
     if (hq.gate && hq.gate->flow_paused(s.flow_hash)) continue;
     if (s.next_send > now) {
       earliest = std::min(earliest, s.next_send);
@@ -366,7 +357,7 @@ PacketId RdmaTransport::pull_data(NodeId host, const EgressPort& port, Time* nex
     if (seq == s.snd_nxt) {
       s.snd_nxt += payload;
     } else {
-      s.rtx_next = seq + payload;  // a selective-repeat hole
+      recovery_->on_hole_sent(f, seq + payload);
     }
     // The timer runs while something is in flight: a packet sent while it is not armed
     // (the first after an idle spell or after a timeout) starts it; under
@@ -437,6 +428,16 @@ PacketId RdmaTransport::send_control(const Packet& data, PacketType type, uint64
   return id;
 }
 
+void RdmaTransport::send_ack(const Packet& data, uint64_t seq, uint64_t sack_seq) {
+  ++counters_.acks_sent;
+  send_control(data, PacketType::kAck, seq, sack_seq);
+}
+
+void RdmaTransport::send_nak(const Packet& data, uint64_t seq, uint64_t sack_seq) {
+  ++counters_.naks_sent;
+  send_control(data, PacketType::kNak, seq, sack_seq);
+}
+
 PacketId RdmaTransport::send_cnp(const Packet& data) {
   ++counters_.cnps_sent;
   return send_control(data, PacketType::kCnp, 0);
@@ -444,7 +445,7 @@ PacketId RdmaTransport::send_cnp(const Packet& data) {
 
 void RdmaTransport::on_data(PacketId pkt) {
   const Packet& p = ctx_.pkt(pkt);
-  Receiver& r = receivers_[p.flow.index()];
+  ReceiverState& r = receivers_[p.flow.index()];
   cc_->on_data_received(p.flow, p);
   if (p.sent_time < r.latest_sent) ++counters_.network_reordered_packets;
   r.latest_sent = std::max(r.latest_sent, p.sent_time);
@@ -454,12 +455,11 @@ void RdmaTransport::on_data(PacketId pkt) {
     on_out_of_order(r, p);
   } else {
     // Duplicate of delivered data (after a retransmission): re-acknowledge.
-    ++counters_.acks_sent;
-    send_control(p, PacketType::kAck, r.rcv_nxt);
+    send_ack(p, r.rcv_nxt);
   }
 }
 
-void RdmaTransport::deliver_in_order(Receiver& r, const Packet& p) {
+void RdmaTransport::deliver_in_order(ReceiverState& r, const Packet& p) {
   const uint64_t size = records_[p.flow.index()].size_bytes;
   r.rcv_nxt += p.payload_bytes;
   counters_.payload_bytes_delivered += p.payload_bytes;
@@ -475,57 +475,30 @@ void RdmaTransport::deliver_in_order(Receiver& r, const Packet& p) {
     r.rcv_nxt = run_end;
   }
   if (++r.unacked_packets >= cfg_.ack_interval_packets || r.rcv_nxt >= size || jumped ||
-      cfg_.recovery == LossRecovery::kBitmap) {
+      recovery_acks_every_packet_) {
     r.unacked_packets = 0;
-    ++counters_.acks_sent;
-    send_control(p, PacketType::kAck, r.rcv_nxt, p.seq);
+    send_ack(p, r.rcv_nxt, p.seq);
   }
 }
 
-void RdmaTransport::on_out_of_order(Receiver& r, const Packet& p) {
+void RdmaTransport::on_out_of_order(ReceiverState& r, const Packet& p) {
   ++counters_.out_of_order_packets;
   const uint64_t mtu = ctx_.wire.mtu_payload_bytes;
   ++ood_histogram_[std::min<uint64_t>((p.seq - r.rcv_nxt) / mtu, kOodBuckets - 1)];
   // In-order delivery moves the held ring's base only while it holds packets; bring it up
   // to rcv_nxt before marking, or the ring would grow to span every packet since the last
   // reordering (the flow's start) instead of just the reorder window. O(1) when empty.
-  if (cfg_.recovery != LossRecovery::kGoBackN) r.held.advance_to(r.rcv_nxt / mtu);
-  switch (cfg_.recovery) {
-    case LossRecovery::kGoBackN:
-      nak_go_back(r, p);
-      return;
-    case LossRecovery::kSelectiveRepeat: {
-      // IRN §3.1: keep it, and NAK with the cumulative ack and this packet's sequence.
-      r.held.set(p.seq / mtu);
-      ++counters_.naks_sent;
-      send_control(p, PacketType::kNak, r.rcv_nxt, p.seq);
-      return;
-    }
-    case LossRecovery::kReorderBuffer:
-      r.held.set(p.seq / mtu);  // acknowledged when the hole fills
-      return;
-    case LossRecovery::kBitmap: {
-      if (p.seq / mtu >= r.rcv_nxt / mtu + cfg_.bitmap_packets) {  // beyond the bitmap
-        ++counters_.bitmap_drops;
-        nak_go_back(r, p);
-        return;
-      }
-      r.held.set(p.seq / mtu);
-      ++counters_.acks_sent;
-      send_control(p, PacketType::kAck, r.rcv_nxt, p.seq);
-      return;
-    }
-  }
+  if (recovery_holds_packets_) r.held.advance_to(r.rcv_nxt / mtu);
+  recovery_->on_out_of_order(r, p);
 }
 
 // Drop it and ask the sender to go back to rcv_nxt: one NAK per sequence per nak_interval.
-void RdmaTransport::nak_go_back(Receiver& r, const Packet& p) {
+void RdmaTransport::nak_go_back(ReceiverState& r, const Packet& p) {
   const Time now = sim().now();
   if (now < r.nak_blocked_until && r.last_nak_seq == r.rcv_nxt) return;
   r.nak_blocked_until = now + cfg_.nak_interval;
   r.last_nak_seq = r.rcv_nxt;
-  ++counters_.naks_sent;
-  send_control(p, PacketType::kNak, r.rcv_nxt);
+  send_nak(p, r.rcv_nxt);
 }
 
 bool RdmaTransport::advance_una(FlowId f, uint64_t ack_seq, const Packet& ack) {
@@ -536,10 +509,7 @@ bool RdmaTransport::advance_una(FlowId f, uint64_t ack_seq, const Packet& ack) {
   s.snd_una = ack_seq;
   s.snd_nxt = std::max(s.snd_nxt, s.snd_una);
   ev.snd_una = s.snd_una;
-  if (cfg_.recovery == LossRecovery::kSelectiveRepeat) {
-    s.sacked.advance_to(s.snd_una / ctx_.wire.mtu_payload_bytes);
-    if (s.in_recovery && s.snd_una >= s.recovery_point) s.in_recovery = false;
-  }
+  recovery_->on_una_advanced(f, s.snd_una);
   count_unsent(s);
   ev.rtt = sim().now() - ack.sent_time;
   ev.ack = &ack;
@@ -563,40 +533,22 @@ void RdmaTransport::on_ack(PacketId pkt) {
 void RdmaTransport::on_nak(PacketId pkt) {
   const Packet& p = ctx_.pkt(pkt);
   const FlowId f = p.flow;
-  if (cfg_.recovery == LossRecovery::kSelectiveRepeat) {
-    on_selective_nak(f, p);
-    return;
-  }
   advance_una(f, p.seq, p);
-  Sender& s = flows_[f.index()];
-  if (s.finished) return;
-  // Go-back-N from the NAKed sequence; a stale NAK (below what is acked since) must not
-  // rewind past snd_una.
-  s.snd_nxt = std::max(p.seq, s.snd_una);
-  count_unsent(s);
-  cc_->on_nak(f, p);
-  if (p.cnp_flag) cc_->on_cnp(f, p);
+  if (flows_[f.index()].finished) return;
+  recovery_->on_nak(f, p);
   kick(f);
 }
 
-void RdmaTransport::on_selective_nak(FlowId f, const Packet& nak) {
-  advance_una(f, nak.seq, nak);
+void RdmaTransport::set_in_recovery(FlowId f, bool in_recovery) {
   Sender& s = flows_[f.index()];
-  if (s.finished) return;
-  if (nak.cnp_flag) cc_->on_cnp(f, nak);
-  const uint64_t mtu = ctx_.wire.mtu_payload_bytes;
-  if (nak.sack_seq >= s.snd_una && nak.sack_seq < s.size) {
-    s.sacked.set(nak.sack_seq / mtu);
-    s.sack_high = std::max(s.sack_high, std::min(nak.sack_seq + mtu, s.size));
-  }
-  if (!s.in_recovery) {  // IRN §3.2: one recovery episode up to what was sent so far
-    s.in_recovery = true;
-    s.recovery_point = s.high_sent;
-    s.rtx_next = s.snd_una;
-    count_unsent(s);
-    cc_->on_nak(f, nak);
-  }
-  kick(f);
+  s.in_recovery = in_recovery;
+  count_unsent(s);
+}
+
+void RdmaTransport::go_back_to(FlowId f, uint64_t seq) {
+  Sender& s = flows_[f.index()];
+  s.snd_nxt = std::max(seq, s.snd_una);
+  count_unsent(s);
 }
 
 }  // namespace rocelab

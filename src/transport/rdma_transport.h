@@ -1,9 +1,9 @@
 // RoCEv2 reliable-connection transport for every host of a network: one queue pair per
 // flow, NIC round robin among ready QPs at line rate, each paced by its CC rate (and
-// window), per-packet (or coalesced) ACK, NAK on a sequence gap with go-back-N, selective
-// repeat or a reorder buffer, and a retransmission timeout. The congestion control's
-// sender and receiver halves and the host path policy plug in. Per-flow state lives in
-// flat arrays by FlowId.
+// window), per-packet (or coalesced) ACK, and a retransmission timeout. The congestion
+// control's sender and receiver halves, the host path policy and the loss recovery
+// (go-back-N, selective repeat, ...: transport/loss_recovery.h) plug in. Per-flow state
+// lives in flat arrays by FlowId.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +18,7 @@
 #include "sim/random.h"
 #include "transport/congestion_control.h"
 #include "transport/host_path.h"
+#include "transport/loss_recovery.h"
 #include "transport/packet_bitmap.h"
 #include "transport/transport_config.h"
 
@@ -119,6 +120,25 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   }
   CongestionControl& cc() { return *cc_; }
   const HostPathPolicy& path_policy() const { return *path_; }
+  const LossRecovery& recovery() const { return *recovery_; }
+
+  // For loss recovery (transport/loss_recovery.h): the sender's sequence state, and the
+  // replies a receiver sends.
+  uint64_t snd_una(FlowId f) const { return flows_[f.index()].snd_una; }
+  uint64_t high_sent(FlowId f) const { return flows_[f.index()].high_sent; }
+  uint64_t flow_size(FlowId f) const { return flows_[f.index()].size; }
+  // Whether f has holes to resend (LossRecovery::next_hole is asked before new data).
+  bool in_recovery(FlowId f) const { return flows_[f.index()].in_recovery; }
+  void set_in_recovery(FlowId f, bool in_recovery);
+  // Resend from `seq` on (never below snd_una: a stale NAK must not rewind past it).
+  void go_back_to(FlowId f, uint64_t seq);
+  void send_ack(const Packet& data, uint64_t seq, uint64_t sack_seq = 0);
+  void send_nak(const Packet& data, uint64_t seq, uint64_t sack_seq = 0);
+  // Drop p and ask its sender to go back to r.rcv_nxt: one NAK per expected sequence per
+  // transport.nak_interval.
+  void nak_go_back(ReceiverState& r, const Packet& p);
+  // Counters a plug-in adds to (its own events: bitmap_drops).
+  TransportCounters& mutable_counters() { return counters_; }
   // The receiver half of congestion control answers a data packet with a CNP frame; the
   // scheme may write its fields into the returned CNP (it is on its way, not yet arrived).
   PacketId send_cnp(const Packet& data);
@@ -160,7 +180,7 @@ class RdmaTransport final : public HostAgent, public EventHandler {
       return start != o.start ? start < o.start : seq < o.seq;
     }
   };
-  // Line-aligned (its 192 bytes are three lines, so this costs no memory).
+  // Line-aligned (two lines).
   struct alignas(64) Sender {
     // First, what the NIC's scan of its active flows reads for each (pull_data, next_seq):
     // a flow that cannot send costs one cache line, not four.
@@ -183,23 +203,8 @@ class RdmaTransport final : public HostAgent, public EventHandler {
     uint64_t high_sent = 0;  // highest byte ever sent (tells retransmissions apart)
     BitsPerSec line_rate_bps = 0;
     BitsPerSec rate_bps = 0;
-    // Selective repeat (IRN §3.1): packets the receiver reported holding, and the current
-    // recovery episode: resend the unsacked packets in [rtx_next, sack_high) once, until
-    // the cumulative ack passes recovery_point.
-    PacketBitmap sacked;
-    uint64_t sack_high = 0;
-    uint64_t rtx_next = 0;
-    uint64_t recovery_point = 0;
     Delta base_rtt;
     TimerSlot rto;
-  };
-  struct Receiver {
-    uint64_t rcv_nxt = 0;
-    PacketBitmap held;  // packets beyond rcv_nxt kept (selective repeat, reorder buffer)
-    Time latest_sent;   // largest sent_time of the flow's packets received so far
-    Time nak_blocked_until;
-    uint64_t last_nak_seq = UINT64_MAX;
-    uint32_t unacked_packets = 0;
   };
   struct HostQueues {
     std::vector<FlowId> active;
@@ -228,13 +233,11 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   void on_data(PacketId pkt);
   void on_ack(PacketId pkt);
   void on_nak(PacketId pkt);
-  void on_selective_nak(FlowId f, const Packet& nak);
-  void deliver_in_order(Receiver& r, const Packet& p);
-  void on_out_of_order(Receiver& r, const Packet& p);
-  void nak_go_back(Receiver& r, const Packet& p);
-  // The sequence a flow sends next (a hole under selective repeat, else new data), or
-  // false when it has nothing it may send now.
-  bool next_seq(Sender& s, uint64_t* seq);
+  void deliver_in_order(ReceiverState& r, const Packet& p);
+  void on_out_of_order(ReceiverState& r, const Packet& p);
+  // The sequence a flow sends next (a hole while in recovery, else new data), or false
+  // when it has nothing it may send now.
+  bool next_seq(FlowId f, Sender& s, uint64_t* seq);
   PacketId send_control(const Packet& data, PacketType type, uint64_t seq, uint64_t sack_seq = 0);
   bool advance_una(FlowId f, uint64_t ack_seq, const Packet& ack);
   void kick(FlowId f) { net_.host(flows_[f.index()].src).nic().kick(); }
@@ -251,9 +254,13 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   TransportConfig cfg_;
   std::unique_ptr<CongestionControl> cc_;
   std::unique_ptr<HostPathPolicy> path_;
+  std::unique_ptr<LossRecovery> recovery_;
+  // Read once from recovery_ (asked on every in-order or out-of-order arrival).
+  bool recovery_holds_packets_ = false;
+  bool recovery_acks_every_packet_ = false;
   uint32_t handler_;
   std::vector<Sender> flows_;
-  std::vector<Receiver> receivers_;
+  std::vector<ReceiverState> receivers_;
   std::vector<FlowRecord> records_;
   std::vector<HostQueues> hosts_;  // by node id (switch slots stay empty)
   // Flows not started yet, kept here rather than as one queued event each (the event queue

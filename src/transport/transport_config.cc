@@ -1,6 +1,7 @@
 #include "transport/transport_config.h"
 
 #include "transport/host_path.h"
+#include "transport/loss_recovery.h"
 
 #include <cstddef>
 #include <string>
@@ -23,13 +24,12 @@ void enum_choice(ParamVisitor& v, std::string_view key, Enum& value, const std::
 }  // namespace
 
 void describe(ParamVisitor& v, TransportConfig& c) {
-  static const std::string kRecovery[] = {"go_back_n", "selective_repeat", "reorder_buffer",
-                                          "bitmap"};
-  enum_choice(v, "recovery", c.recovery, kRecovery,
-              "out-of-order data: go_back_n = drop + NAK, resend from there (commodity NICs); "
-              "selective_repeat = keep + NAK with SACK, resend holes (IRN); reorder_buffer = "
-              "keep, cumulative ACKs only, timeout for loss; bitmap = keep within "
-              "bitmap_packets, ACK every packet, drop + NAK beyond (MP-RDMA)");
+  const std::vector<std::string> recoveries = loss_recovery_registry().names();
+  v.choice("recovery", c.recovery, recoveries,
+           "out-of-order data: go_back_n = drop + NAK, resend from there (commodity NICs); "
+           "selective_repeat = keep + NAK with SACK, resend holes (IRN); reorder_buffer = "
+           "keep, cumulative ACKs only, timeout for loss; bitmap = keep within "
+           "bitmap_packets, ACK every packet, drop + NAK beyond (MP-RDMA)");
   v.count("bitmap_packets", c.bitmap_packets, 1, 1u << 20,
           "recovery bitmap: out-of-order packets kept beyond the next expected (L = 64: "
           "MP-RDMA reimplementations; the paper's value unverified)");

@@ -12,27 +12,6 @@
 
 namespace rocelab {
 
-// What the receiver does with a packet beyond the next expected one, and how the sender
-// recovers.
-enum class LossRecovery : uint8_t {
-  // Drop it and NAK; the sender resends everything from the NAKed sequence (commodity
-  // RoCE NICs; the HPCC/ConWeave ns-3 simulators).
-  kGoBackN,
-  // Keep it and NAK with a selective ack of it; the sender resends only the holes below
-  // the highest selectively acked packet, once per recovery episode (IRN, Mittal et al.
-  // SIGCOMM'18 §3.1-3.2).
-  kSelectiveRepeat,
-  // Keep it and send only cumulative ACKs: reordering is masked at the receiver (as
-  // Proteus assumes, and MP-RDMA's receiver does within its window); real loss is
-  // recovered by the timeout, go-back-N from the oldest unacked byte.
-  kReorderBuffer,
-  // MP-RDMA's receiver (Lu et al., NSDI'18): keep it if it lies within `bitmap_packets` of
-  // the next expected packet and ACK every packet, in order or not, with its own sequence
-  // (sack_seq) beside the cumulative ACK; drop it beyond and NAK; the sender goes back to
-  // the NAKed sequence.
-  kBitmap,
-};
-
 // How the notification point tells the sender of ECN-marked data.
 enum class CnpDelivery : uint8_t {
   // A CNP frame of its own, at most one per flow per cnp_interval (RoCEv2; DCQCN paper
@@ -59,7 +38,9 @@ enum class AckPause : uint8_t {
 };
 
 struct TransportConfig {
-  LossRecovery recovery = LossRecovery::kGoBackN;
+  // What the receiver does with data beyond the next expected sequence, and how the sender
+  // recovers: a loss recovery by name (transport/loss_recovery.h).
+  std::string recovery = "go_back_n";
   // Priority class of RDMA data (RoCE deployments commonly use 3; see PfcConfig).
   Priority data_priority = 3;
   // One ACK per `ack_interval_packets` in-order data packets (and always for the last).

@@ -1,0 +1,21 @@
+// A reorder buffer at the receiver: data above the next expected sequence is kept and
+// acknowledged (cumulatively) when the hole fills, so reordering is masked and costs no
+// retransmission (as Proteus assumes, and MP-RDMA's receiver does within its window). Real
+// loss is recovered by the timeout, go-back-N from the oldest unacknowledged byte.
+#pragma once
+
+#include "transport/loss_recovery.h"
+
+namespace rocelab {
+
+class ReorderBuffer final : public LossRecovery {
+ public:
+  void attach(RdmaTransport& transport) override;
+  bool holds_packets() const override { return true; }
+  void on_out_of_order(ReceiverState& r, const Packet& p) override;
+
+ private:
+  uint64_t mtu_ = 0;
+};
+
+}  // namespace rocelab
