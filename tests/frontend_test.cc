@@ -380,6 +380,10 @@ TEST(Timeouts, RunAndCompareNameTimeoutsThatFoundNothingLost) {
   const std::string summary = slurp((d / "short" / "summary.json").string());
   EXPECT_EQ(summary.find("\"timeouts\": 0,"), std::string::npos) << summary;
   EXPECT_NE(summary.find("\"drops\": 0,"), std::string::npos) << summary;
+  // The note is kept with the results too, for sweeps and scripts.
+  const auto notes = nlohmann::json::parse(summary)["notes"];
+  ASSERT_EQ(notes.size(), 1u) << summary;
+  EXPECT_NE(notes[0].get<std::string>().find(note), std::string::npos) << summary;
   EXPECT_EQ(run_cli("compare " + hol + " -q --set transport.rto=50us --schemes ecmp+none --out " +
                         (d / "cmp").string(),
                     &out),
@@ -389,6 +393,8 @@ TEST(Timeouts, RunAndCompareNameTimeoutsThatFoundNothingLost) {
   // The default 1 ms outlasts that queueing: no timeout, no note.
   EXPECT_EQ(run_cli("run " + hol + " -q --out " + (d / "default").string(), &out), 0) << out;
   EXPECT_EQ(out.find("note:"), std::string::npos) << out;
+  EXPECT_TRUE(
+      nlohmann::json::parse(slurp((d / "default" / "summary.json").string()))["notes"].empty());
   // With packets dropped (headroom too small), timeouts may be real: no note.
   EXPECT_EQ(
       run_cli("run " + hol + " -q --set fc.headroom=100B --out " + (d / "lossy").string(), &out), 3)
