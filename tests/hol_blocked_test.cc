@@ -25,7 +25,7 @@ class SinkNode final : public Node {
     ++received;
     ctx_.free_packet(pkt);
   }
-  void on_dequeue(PortId, PacketId) override {}
+  void on_dequeue(PortId, PacketId, size_t) override {}
   PacketId pull(PortId, Time*) override { return PacketId::invalid(); }
   int received = 0;
 };

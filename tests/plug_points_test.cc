@@ -185,7 +185,7 @@ class ToyInt final : public SwitchFeature {
   explicit ToyInt(const SwitchView& sw)
       : field_(sw.packet_layout().declare<IntRecord>("test.int", Echo::kToReply)),
         private_(sw.packet_layout().declare<Unechoed>("test.private")) {}
-  void on_dequeue(const SwitchView& sw, Packet& p, PortId port) override {
+  void on_dequeue(const SwitchView& sw, Packet& p, PortId port, size_t) override {
     IntRecord& r = sw.field(field_, p);
     ++r.hops;
     r.max_queue_bytes = std::max(r.max_queue_bytes, sw.port(port).data_queue_bytes());
@@ -273,7 +273,7 @@ struct HookCounter final : SwitchFeature {
   uint32_t hooks() const override { return declared; }
   void on_receive(const SwitchView&, Packet&, PortId) override { ++calls[0]; }
   void on_enqueue(const SwitchView&, Packet&, PortId) override { ++calls[1]; }
-  void on_dequeue(const SwitchView&, Packet&, PortId) override { ++calls[2]; }
+  void on_dequeue(const SwitchView&, Packet&, PortId, size_t) override { ++calls[2]; }
 };
 
 TEST(SwitchFeatures, OnlyDeclaredHooksAreCalled) {
@@ -294,6 +294,51 @@ TEST(SwitchFeatures, OnlyDeclaredHooksAreCalled) {
   EXPECT_EQ(calls[0], 0u);
   EXPECT_EQ(calls[1], 3u * 10) << "10 data packets through 3 switches";
   EXPECT_EQ(calls[2], 0u);
+}
+
+// Every dequeue hook is told the queue the packet left: the one the flow control put it in,
+// also where that is not its priority's queue (SFQ hashes flows over many queues).
+struct QueueWitness final : SwitchFeature {
+  PacketField<uint32_t> joined;
+  uint64_t* counts;  // packets, queue matched, queue not the priority's
+  std::set<size_t>* queues;
+  QueueWitness(const SwitchView& sw, uint64_t* c, std::set<size_t>* q)
+      : joined(sw.packet_layout().declare<uint32_t>("test.joined")), counts(c), queues(q) {}
+  uint32_t hooks() const override { return kOnEnqueue | kOnDequeue; }
+  void on_enqueue(const SwitchView& sw, Packet& p, PortId port) override {
+    sw.field(joined, p) = static_cast<uint32_t>(sw.flow_control().classify(sw.port(port), p));
+  }
+  void on_dequeue(const SwitchView& sw, Packet& p, PortId port, size_t queue) override {
+    ++counts[0];
+    counts[1] += queue == sw.field(joined, p);
+    counts[2] += queue != sw.port(port).queue_of(p);
+    queues->insert(queue);
+  }
+};
+
+TEST(SwitchFeatures, DequeueHooksAreToldTheQueueThePacketLeft) {
+  uint64_t counts[3] = {0, 0, 0};
+  std::set<size_t> queues;
+  struct Config : SwitchFeatureConfig {
+    uint64_t* counts;
+    std::set<size_t>* queues;
+    Config(uint64_t* c, std::set<size_t>* q) : counts(c), queues(q) {}
+    std::unique_ptr<SwitchFeature> build(const SwitchView& sw) const override {
+      return std::make_unique<QueueWitness>(sw, counts, queues);
+    }
+  };
+  ExperimentSpec spec;
+  spec.topology = test::small_leaf_spine(2, 2, 4);
+  spec.fc = "sfq";
+  for (uint32_t i = 0; i < 4; ++i)
+    for (uint32_t j = 4; j < 8; ++j) spec.flows.push_back(test::flow(i, j, 20 * 1000));
+  Experiment exp(spec);
+  exp.network().install_switch_feature(Config(counts, &queues));
+  test::run_checked(exp);
+  EXPECT_EQ(counts[0], 16u * 20 * 3) << "16 flows of 20 packets through 3 switches";
+  EXPECT_EQ(counts[1], counts[0]);
+  EXPECT_GT(counts[2], counts[0] / 2) << "most flows hash away from the priority's queue";
+  EXPECT_GT(queues.size(), 4u);
 }
 
 // Features are picked by name from a scenario; ECN is the switch.ecn flag, not a name.

@@ -96,7 +96,7 @@ void Conga::on_enqueue(const SwitchView& sw, Packet& p, PortId port) {
   if (ns3_) count_bytes(sw, p, port);
 }
 
-void Conga::on_dequeue(const SwitchView& sw, Packet& p, PortId port) {
+void Conga::on_dequeue(const SwitchView& sw, Packet& p, PortId port, size_t) {
   if (!ns3_) count_bytes(sw, p, port);
 }
 

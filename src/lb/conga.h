@@ -63,7 +63,7 @@ class Conga final : public LoadBalancer {
   bool on_receive(const SwitchView& sw, Packet& p, PortId in_port) override;
   bool wants_enqueue() const override { return ns3_; }
   void on_enqueue(const SwitchView& sw, Packet& p, PortId port) override;
-  void on_dequeue(const SwitchView& sw, Packet& p, PortId port) override;
+  void on_dequeue(const SwitchView& sw, Packet& p, PortId port, size_t queue) override;
   void add_stats(std::vector<Stat>& out) const override;
 
   // For tests: the quantised DRE of `port` now.

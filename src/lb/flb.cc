@@ -269,7 +269,7 @@ bool Flb::may_move(const Pair& pr, const FlbFlowEntry& e, const Packet& p, Time 
   }
   const PortId up_id = pr.first_hop[e.path];
   const EgressPort& up = sw_.port(up_id);
-  const size_t q = up.queue_of(p);
+  const size_t q = sw_.flow_control().classify(up, p);  // the queue p would join
   if (guard_ == Guard::kIdle) {
     if (up.queue_bytes(q) == 0 && !up.pfc_paused(q)) return true;
     ++held_uplink_busy_;
@@ -333,7 +333,7 @@ PortId Flb::choose_egress(const SwitchView&, Packet& p, std::span<const PortId> 
     // Only data is counted out (on_dequeue); ACKs sharing the queue (switch.ack_queue:
     // data) only make the position later than it is, and the flow stay longer.
     const EgressPort& up = sw_.port(pr.first_hop[path]);
-    const size_t q = up.queue_of(p);
+    const size_t q = sw_.flow_control().classify(up, p);
     e.prev_end_position = dequeued_bytes(pr.first_hop[path], q) +
                           static_cast<uint64_t>(up.queue_bytes(q) + p.wire_bytes);
   }

@@ -77,7 +77,7 @@ class Flb final : public LoadBalancer, public EventHandler {
                        std::span<const PortId> candidates) override;
   bool on_receive(const SwitchView& sw, Packet& p, PortId in_port) override;
   enum class Guard : uint8_t { kLiteral, kDeparted, kIdle, kNever };  // reroute_guard
-  void on_dequeue(const SwitchView& sw, Packet& p, PortId port) override;
+  void on_dequeue(const SwitchView& sw, Packet& p, PortId port, size_t queue) override;
   void add_stats(std::vector<Stat>& out) const override;
   void on_event(uint32_t kind, uint64_t arg) override;
 

@@ -6,6 +6,7 @@
 
 #include "lb/flb.h"
 #include "net/cnm.h"
+#include "net/flow_control.h"
 
 namespace rocelab {
 
@@ -17,7 +18,7 @@ void Flb::check_isolation(const Packet& p, PortId in_port) {
   auto it = dp.flows.empty() ? dp.flows.end() : dp.flows.find(key);
   if (it != dp.flows.end()) it->second.last_seen = now;
   const EgressPort& port = sw_.port(out);
-  const int64_t q = port.queue_bytes(port.queue_of(p)) + p.wire_bytes;
+  const int64_t q = port.queue_bytes(sw_.flow_control().classify(port, p)) + p.wire_bytes;
   if (q <= dp.k) return;
   // The queue passes K: a CNM with the congestion flag, the flow and n (§3.2).
   dp.congested = true;
@@ -35,14 +36,13 @@ void Flb::check_isolation(const Packet& p, PortId in_port) {
     sw_.sim().arm(ds_timer_, now + cfg_.isolation_recompute, handler_, kCongestedFlowTimerKind);
 }
 
-void Flb::on_dequeue(const SwitchView&, Packet& p, PortId port_id) {
+void Flb::on_dequeue(const SwitchView&, Packet& p, PortId port_id, size_t queue) {
   if (sw_.field(stamp_, p).state == kStampPending) stamp_departure(p);
   if (guard_ == Guard::kDeparted)
-    dequeued_bytes(port_id, sw_.port(port_id).queue_of(p)) += static_cast<uint64_t>(p.wire_bytes);
+    dequeued_bytes(port_id, queue) += static_cast<uint64_t>(p.wire_bytes);
   DsPort& dp = ds_ports_[port_id.index()];
   if (!dp.congested) return;
-  const EgressPort& port = sw_.port(port_id);
-  if (port.queue_bytes(port.queue_of(p)) >= dp.k) return;
+  if (sw_.port(port_id).queue_bytes(queue) >= dp.k) return;
   release_port(dp, sw_.now());
 }
 

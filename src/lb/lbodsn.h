@@ -103,7 +103,7 @@ class Lbodsn final : public LoadBalancer, public EventHandler {
   bool on_receive(const SwitchView& sw, Packet& p, PortId in_port) override;
   bool wants_enqueue() const override { return true; }
   void on_enqueue(const SwitchView& sw, Packet& p, PortId port) override;
-  void on_dequeue(const SwitchView& sw, Packet& p, PortId port) override;
+  void on_dequeue(const SwitchView& sw, Packet& p, PortId port, size_t queue) override;
   void on_event(uint32_t kind, uint64_t arg) override;
   void add_stats(std::vector<Stat>& out) const override;
 

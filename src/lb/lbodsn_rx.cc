@@ -44,7 +44,7 @@ void Lbodsn::on_enqueue(const SwitchView& sw, Packet& p, PortId /*port*/) {
   if (cfg_.fcn) check_prediction(p, in, g);
 }
 
-void Lbodsn::on_dequeue(const SwitchView& sw, Packet& p, PortId port) {
+void Lbodsn::on_dequeue(const SwitchView& sw, Packet& p, PortId port, size_t) {
   const Time now = sw.now();
   if (ingress_[port.index()].monitored)  // an uplink: Table 1's utilisation
     uplinks_[port.index()].dre.bytes_at(now, Time::zero(), dre_period_, kDreAlpha) += p.wire_bytes;

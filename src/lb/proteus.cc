@@ -458,7 +458,7 @@ bool Proteus::on_receive(const SwitchView&, Packet& p, PortId in_port) {
 }
 
 // Alg. 2 line 7 (and the CST of §III-A-2): the sojourn in this switch comes off t_td.
-void Proteus::on_dequeue(const SwitchView&, Packet& p, PortId) {
+void Proteus::on_dequeue(const SwitchView&, Packet& p, PortId, size_t) {
   Tag& tag = sw_.field(tag_, p);
   if ((tag.state & 3) != kRouted) return;
   if (cfg_.sojourn_at_every_hop || (tag.state & kWaited))

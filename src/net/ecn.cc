@@ -18,11 +18,10 @@ RedEcnMarking::RedEcnMarking(const SwitchView& sw, uint64_t* marks_counter)
       rng_(sw.seed(), "switch", sw.id().index()),
       marks_(marks_counter) {}
 
-void RedEcnMarking::on_dequeue(const SwitchView& sw, Packet& p, PortId port_id) {
+void RedEcnMarking::on_dequeue(const SwitchView& sw, Packet& p, PortId port_id, size_t queue) {
   if (p.type != PacketType::kData || !p.ecn_capable || p.ecn_ce) return;
   // The queue the packet leaves, as it is behind it.
-  const EgressPort& port = sw.port(port_id);
-  const int64_t queue_bytes = port.queue_bytes(sw.flow_control().classify(port, p));
+  const int64_t queue_bytes = sw.port(port_id).queue_bytes(queue);
   if (red_should_mark(queue_bytes, port_ecn_[port_id.index()], rng_)) {
     p.ecn_ce = true;
     ++*marks_;

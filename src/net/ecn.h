@@ -35,7 +35,7 @@ class RedEcnMarking final : public SwitchFeature {
   // Thresholds per egress port, scaled to its rate (EcnConfig::for_port).
   RedEcnMarking(const SwitchView& sw, uint64_t* marks_counter);
   uint32_t hooks() const override { return kOnDequeue; }
-  void on_dequeue(const SwitchView& sw, Packet& p, PortId port) override;
+  void on_dequeue(const SwitchView& sw, Packet& p, PortId port, size_t queue) override;
 
  private:
   std::vector<EcnConfig> port_ecn_;

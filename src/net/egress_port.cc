@@ -135,9 +135,10 @@ Delta EgressPort::paused_time(Time now) const {
   return pause_counters_.paused_time + (paused_count_ ? now - paused_since_ : Delta::zero());
 }
 
-PacketId EgressPort::pick_data() {
+PacketId EgressPort::pick_data(size_t* queue_index) {
   const size_t q = scheduler_->pick(queue_state());
   if (q == EgressScheduler::kNone) return PacketId::invalid();
+  *queue_index = q;
   PortQueue& queue = data_queues_[q];
   const PacketId pkt = queue.pop_front();
   const uint32_t size = pool_[pkt.index()].wire_bytes;
@@ -175,14 +176,15 @@ void EgressPort::choose_and_send() {
     const bool pause = pause_frames_ > 0;
     const PacketId pkt = pause ? pause_queue_.pop_front() : control_queue_.pop_front();
     --(pause ? pause_frames_ : control_frames_);
-    owner_.on_dequeue(index_, pkt);
+    owner_.on_dequeue(index_, pkt, kNotDataQueue);
     start_transmission(pkt);
     return;
   }
   if (data_bytes_total_ > 0 && !all_paused_) {
-    const PacketId pkt = pick_data();
+    size_t queue = kNotDataQueue;
+    const PacketId pkt = pick_data(&queue);
     if (pkt.valid()) {
-      owner_.on_dequeue(index_, pkt);
+      owner_.on_dequeue(index_, pkt, queue);
       start_transmission(pkt);
       return;
     }

@@ -37,6 +37,8 @@ struct PortCounters {
 // vtable pointer would take 8 bytes of the line every delivery reads.
 class EgressPort final {
  public:
+  // The queue a PAUSE or control frame leaves (Node::on_dequeue): none of the data queues.
+  static constexpr size_t kNotDataQueue = SIZE_MAX;
   EgressPort(Simulator& sim, Pool<Packet>& pool, Node& owner, PortId index, size_t num_queues,
              std::unique_ptr<EgressScheduler> scheduler);
   ~EgressPort();
@@ -166,7 +168,8 @@ class EgressPort final {
   // Sets queue's pause bit; false when it already had that value.
   bool flip_paused(size_t queue, bool paused);
   void choose_and_send();
-  PacketId pick_data();
+  // The next data packet by the scheduler, and the queue it left (*queue).
+  PacketId pick_data(size_t* queue);
   void start_transmission(PacketId pkt);
   void schedule_tx_done();
 

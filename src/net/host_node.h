@@ -33,7 +33,7 @@ class Host final : public Node {
   const FlowControl* flow_control() const { return fc_.get(); }
 
   void receive(PacketId pkt, PortId in_port) override;
-  void on_dequeue(PortId, PacketId) override {}
+  void on_dequeue(PortId, PacketId, size_t) override {}
   PacketId pull(PortId port, Time* next_ready) override {
     return agent_ ? agent_->pull_data(id_, *ports_[port.index()], next_ready) : PacketId::invalid();
   }

@@ -2,7 +2,7 @@
 
 namespace rocelab {
 
-void IntStamping::on_dequeue(const SwitchView& sw, Packet& p, PortId port_id) {
+void IntStamping::on_dequeue(const SwitchView& sw, Packet& p, PortId port_id, size_t) {
   if (p.type != PacketType::kData) return;
   IntStack& stack = sw.field(stack_, p);
   if (stack.hops >= IntStack::kMaxHops) return;

@@ -39,7 +39,7 @@ class IntStamping final : public SwitchFeature {
  public:
   explicit IntStamping(const SwitchView& sw) : stack_(int_stack_field(sw.packet_layout())) {}
   uint32_t hooks() const override { return kOnDequeue; }
-  void on_dequeue(const SwitchView& sw, Packet& p, PortId port) override;
+  void on_dequeue(const SwitchView& sw, Packet& p, PortId port, size_t queue) override;
 
  private:
   PacketField<IntStack> stack_;

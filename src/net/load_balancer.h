@@ -37,7 +37,8 @@ class LoadBalancer {
   virtual bool wants_enqueue() const { return false; }
   virtual void on_enqueue(const SwitchView& /*sw*/, Packet& /*p*/, PortId /*port*/) {}
   // A data packet starts transmission on `port`.
-  virtual void on_dequeue(const SwitchView& /*sw*/, Packet& /*p*/, PortId /*port*/) {}
+  virtual void on_dequeue(const SwitchView& /*sw*/, Packet& /*p*/, PortId /*port*/,
+                          size_t /*queue*/) {}
 
   // Figures for summary.json, combined over switches: summed, or the maximum.
   using Stat = SchemeStat;

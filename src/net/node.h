@@ -36,8 +36,9 @@ class Node {
 
   // A packet fully arrived on `in_port`.
   virtual void receive(PacketId pkt, PortId in_port) = 0;
-  // The port starts transmitting a packet taken from its own queues.
-  virtual void on_dequeue(PortId port, PacketId pkt) = 0;
+  // The port starts transmitting a packet taken from its own queues: data queue `queue`, or
+  // EgressPort::kNotDataQueue for its PAUSE and control queues.
+  virtual void on_dequeue(PortId port, PacketId pkt, size_t queue) = 0;
   // Hosts generate data lazily: the port asks when it is idle and its queues are empty.
   // Returns an invalid id when nothing is ready; then *next_ready is when to ask again
   // (Time::never() when only an outside event can make data ready).

@@ -21,10 +21,9 @@ void NpEcnMarking::on_enqueue(const SwitchView& sw, Packet& p, PortId port_id) {
   stamp.paused_on_arrival = port.pfc_paused(queue);
 }
 
-void NpEcnMarking::on_dequeue(const SwitchView& sw, Packet& p, PortId port_id) {
+void NpEcnMarking::on_dequeue(const SwitchView& sw, Packet& p, PortId port_id, size_t queue) {
   if (p.type != PacketType::kData || !p.ecn_capable || p.ecn_ce) return;
   const EgressPort& port = sw.port(port_id);
-  const size_t queue = sw.flow_control().classify(port, p);
   // The queue the packet leaves, as it is behind it (RedEcnMarking's reading).
   if (port.queue_bytes(queue) <= port_ecn_[port_id.index()].kmin_bytes) return;
   const NpEcnStamp& stamp = sw.field(stamp_, p);

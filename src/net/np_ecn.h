@@ -34,7 +34,7 @@ class NpEcnMarking final : public SwitchFeature {
   NpEcnMarking(const SwitchView& sw, NetCounters& counters);
   uint32_t hooks() const override { return kOnEnqueue | kOnDequeue; }
   void on_enqueue(const SwitchView& sw, Packet& p, PortId port) override;
-  void on_dequeue(const SwitchView& sw, Packet& p, PortId port) override;
+  void on_dequeue(const SwitchView& sw, Packet& p, PortId port, size_t queue) override;
 
  private:
   std::vector<EcnConfig> port_ecn_;  // kmin is the threshold

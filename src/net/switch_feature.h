@@ -25,7 +25,8 @@ class SwitchFeature {
   // A data packet was admitted to egress `port` and is about to be queued.
   virtual void on_enqueue(const SwitchView& /*sw*/, Packet& /*p*/, PortId /*port*/) {}
   // A data packet leaves its queue on `port`: it starts transmission now.
-  virtual void on_dequeue(const SwitchView& /*sw*/, Packet& /*p*/, PortId /*port*/) {}
+  virtual void on_dequeue(const SwitchView& /*sw*/, Packet& /*p*/, PortId /*port*/,
+                          size_t /*queue*/) {}
 };
 
 // A feature's factory: one instance per switch (nullptr: not on this switch).

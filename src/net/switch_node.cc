@@ -127,13 +127,13 @@ void Switch::enqueue_held(PacketId pkt) {
   egress.enqueue(pkt, fc_->classify(egress, p));
 }
 
-void Switch::on_dequeue(PortId port, PacketId pkt) {
+void Switch::on_dequeue(PortId port, PacketId pkt, size_t queue) {
   Packet& p = ctx_.pkt(pkt);
-  if (!port_of(port).queued_as_data(p)) return;
+  if (queue == EgressPort::kNotDataQueue) return;
   fc_->on_dequeue(port, p);
   if (p.type != PacketType::kData) return;
-  for (SwitchFeature* f : on_dequeue_) f->on_dequeue(view_, p, port);
-  if (lb_) lb_->on_dequeue(view_, p, port);
+  for (SwitchFeature* f : on_dequeue_) f->on_dequeue(view_, p, port, queue);
+  if (lb_) lb_->on_dequeue(view_, p, port, queue);
 }
 
 // ---------------------------------------------------------------- the schemes' view

@@ -34,7 +34,7 @@ class Switch final : public Node {
   const SwitchView& view() const { return view_; }
 
   void receive(PacketId pkt, PortId in_port) override;
-  void on_dequeue(PortId port, PacketId pkt) override;
+  void on_dequeue(PortId port, PacketId pkt, size_t queue) override;
   PacketId pull(PortId, Time*) override { return PacketId::invalid(); }
 
   // Sends a control packet out of `port` (strict priority, not PFC-accounted).
