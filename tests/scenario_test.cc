@@ -1,10 +1,8 @@
-// Whole-scenario properties: determinism, invariants under load for every scheme
-// combination, load-balancer behaviour, and zero allocation in the steady state.
+// Whole-scenario properties: determinism, invariants under load for every combination of
+// load balancer and congestion control, and load-balancer behaviour. Per-scheme properties
+// (YAML round trip, invariants, no allocation, documentation) are in registry_test.cc.
 #include <gtest/gtest.h>
 
-#include <atomic>
-#include <cstdlib>
-#include <new>
 #include <set>
 
 #include "cc/cc_registry.h"
@@ -14,27 +12,6 @@
 #include "test_util.h"
 #include "workload/flow_size_cdf.h"
 #include "workload/poisson.h"
-
-// Counts heap allocations made by this test binary (not under sanitizers, which own new).
-#if !defined(__SANITIZE_ADDRESS__)
-// The replacement pair is malloc/free on purpose; GCC cannot see that new maps to malloc.
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-namespace {
-std::atomic<uint64_t> g_allocations{0};
-}
-void* operator new(size_t n) {
-  ++g_allocations;
-  if (void* p = std::malloc(n ? n : 1)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept {
-  std::free(p);
-}
-void operator delete(void* p, size_t) noexcept {
-  std::free(p);
-}
-#define ROCELAB_COUNTS_ALLOCATIONS 1
-#endif
 
 namespace rocelab {
 namespace {
@@ -207,61 +184,6 @@ TEST(Registry, ListsThePapersSchemes) {
       std::set<std::string>{});
   EXPECT_EQ(has_all(fc_registry().names(), {"bfc", "none", "pfc", "sfq"}), std::set<std::string>{});
 }
-
-#ifdef ROCELAB_COUNTS_ALLOCATIONS
-// Every load balancer with every congestion control (and the spraying host path): once
-// pools, rings and tables have grown, simulating allocates nothing per packet or event.
-TEST(Performance, NoAllocationInTheSteadyStateForAnyScheme) {
-  for (const std::string& lb : lb_registry().names()) {
-    for (const std::string& cc : cc_registry().names()) {
-      ExperimentSpec spec;
-      spec.topology = test::small_leaf_spine(2, 2, 4);
-      spec.lb = lb;
-      spec.cc = cc;
-      if (lb == "ecmp") spec.transport.path_policy = "spray";
-      // Cross-rack flows, and 2-to-1 on host 4: queues, ECN, CNPs, CNMs, PAUSEs.
-      for (uint32_t i = 0; i < 4; ++i)
-        spec.flows.push_back(test::flow(i, 4 + (i + 1) % 4, 1u << 30));
-      spec.flows.push_back(test::flow(5, 4, 1u << 30));
-      Experiment exp(spec);
-      exp.run(Time{Delta::from_ms(6).ps});  // warm-up: pools, rings and the heap reach size
-      const uint64_t before = g_allocations.load();
-      const uint64_t events_before = exp.sim().events_processed();
-      exp.run(Time{Delta::from_ms(8).ps});
-      EXPECT_GT(exp.sim().events_processed() - events_before, 100000u) << lb << "+" << cc;
-      // Containers that reach a new high-water mark grow once (a queue's ring, a bucket of
-      // the event list, the packet pool): a handful of allocations per run while queues
-      // still grow (DCQCN under a window cap, or no congestion control, after 6 ms).
-      // Allocation per packet or per event would be one per event or more: over 100,000.
-      const uint64_t events = exp.sim().events_processed() - events_before;
-      EXPECT_LE(g_allocations.load() - before, events / 20000) << lb << "+" << cc;
-    }
-  }
-}
-
-// The same for the flow controls other than PFC (BFC's filters, tables and lists; SFQ).
-TEST(Performance, NoAllocationInTheSteadyStateForAnyFlowControl) {
-  for (const std::string& fc : fc_registry().names()) {
-    for (const char* cc : {"win", "dcqcn"}) {
-      ExperimentSpec spec;
-      spec.topology = test::small_leaf_spine(2, 2, 4);
-      spec.fc = fc;
-      spec.cc = cc;
-      for (uint32_t i = 0; i < 4; ++i)
-        spec.flows.push_back(test::flow(i, 4 + (i + 1) % 4, 1u << 30));
-      spec.flows.push_back(test::flow(5, 4, 1u << 30));
-      Experiment exp(spec);
-      exp.run(Time{Delta::from_ms(6).ps});
-      const uint64_t before = g_allocations.load();
-      const uint64_t events_before = exp.sim().events_processed();
-      exp.run(Time{Delta::from_ms(8).ps});
-      const uint64_t events = exp.sim().events_processed() - events_before;
-      EXPECT_GT(events, 100000u) << fc << "+" << cc;
-      EXPECT_LE(g_allocations.load() - before, events / 20000) << fc << "+" << cc;
-    }
-  }
-}
-#endif
 
 }  // namespace
 }  // namespace rocelab

@@ -13,7 +13,7 @@ const Registry<FlowControlFactory>& fc_registry() {
     Registry<FlowControlFactory> r;
     r.add("pfc", "IEEE 802.1Qbb priority flow control: lossless",
           [] { return std::make_shared<PfcConfigFactory>(true); });
-    r.add("none", "no PFC: lossy shared buffer, go-back-N recovers",
+    r.add("none", "no PFC: lossy shared buffer, the loss recovery resends (transport.recovery)",
           [] { return std::make_shared<PfcConfigFactory>(false); });
     r.add("bfc",
           "BFC (Goyal et al., NSDI'22): per-hop per-flow pauses by bloom filter, dynamic "

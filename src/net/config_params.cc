@@ -13,8 +13,9 @@ void describe(ParamVisitor& v, WireModel& w) {
             "headers of a data frame: Eth 14 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 + FCS 4");
   v.bytes32("ack_frame", w.ack_bytes, 0, 1000, "ACK/NAK frame: data headers + AETH 4");
   v.bytes32("cnp_frame", w.cnp_bytes, 0, 1000, "CNP frame: headers + 16 reserved bytes");
-  v.bytes32("pfc_frame", w.pfc_frame_bytes, 1, 1000,
-            "PFC frame: minimum Ethernet frame (64 B; the ns-3 simulators send 31 B)");
+  v.bytes32(
+      "pfc_frame", w.pfc_frame_bytes, 1, 1000,
+      "PFC frame: minimum Ethernet frame (64 B; the ns-3 simulators send 43 B, their presets)");
   v.bytes32("phy_overhead", w.phy_overhead_bytes, 0, 100,
             "preamble+SFD 8 + inter-frame gap 12 per frame; 0 to match simulators that omit it");
   v.duration("serialization_resolution", w.serialization_resolution, Delta::zero(),

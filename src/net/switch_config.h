@@ -12,7 +12,8 @@ namespace rocelab {
 
 enum class PfcThresholdMode : uint8_t { kDynamic, kStatic };
 
-// How long a PAUSE holds and how it ends (docs/model.md, "PFC pause time").
+// How long a PAUSE holds and how it ends (docs/validation.md, "PFC over seeds";
+// docs/schemes/pfc.md).
 enum class PfcPauseStyle : uint8_t {
   // IEEE 802.1Qbb: a PAUSE holds its class for the time it carries, restarted by each
   // PAUSE received; the sender sends one at the XOFF crossing, re-sends it every

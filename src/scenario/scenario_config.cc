@@ -121,8 +121,8 @@ void describe(ParamVisitor& v, ScenarioConfig& c) {
       "fc",
       [&](ParamVisitor& s) {
         s.choice("name", c.fc, fcs,
-                 "flow control: pfc (lossless, 802.1Qbb), none (lossy) or bfc (per-flow "
-                 "backpressure, PFC as backstop)");
+                 "flow control: pfc (lossless, 802.1Qbb), none (lossy), bfc (per-flow "
+                 "backpressure, PFC as backstop) or sfq (per-flow fair queues, PFC)");
         ensure_fc_params(c);
         if (c.fc_params->lossless()) describe(s, c.pfc);
         c.fc_params->describe(s);
