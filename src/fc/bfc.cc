@@ -368,8 +368,8 @@ void Bfc::end_held_queues(PortState& ps, size_t port, Time now) {
   }
 }
 
-void Bfc::on_dequeue(PortId out, Packet& p) {
-  backstop_.on_dequeue(out, p);
+void Bfc::on_dequeue(PortId out, size_t queue, Packet& p) {
+  backstop_.on_dequeue(out, queue, p);
   const BfcTag t = ctx_.field(tag_, p);
   if (t.kind == kUntracked) return;
   EgressPort& port = sw_.port(out);

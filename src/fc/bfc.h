@@ -82,7 +82,7 @@ class Bfc final : public FlowControl, public EventHandler {
 
   size_t classify(const EgressPort& port, const Packet& p) const override;
   bool admit(PortId in, PortId out, Packet& p) override;
-  void on_dequeue(PortId out, Packet& p) override;
+  void on_dequeue(PortId out, size_t queue, Packet& p) override;
   bool on_frame(PortId in, const Packet& p) override;
   bool lossless() const override { return true; }
   const Mmu* buffer() const override { return backstop_.buffer(); }
@@ -195,7 +195,7 @@ class BfcNic final : public FlowControl {
  public:
   BfcNic(Host& host, const BfcParams& params);
   bool admit(PortId, PortId, Packet&) override { return true; }
-  void on_dequeue(PortId, Packet&) override {}
+  void on_dequeue(PortId, size_t, Packet&) override {}
   bool on_frame(PortId in, const Packet& p) override;
   bool gates_flows() const override { return true; }
   bool flow_paused(uint32_t flow_hash) const override;

@@ -32,8 +32,8 @@ bool Sfq::admit(PortId in, PortId out, Packet& p) {
   return pfc_.admit(in, out, p);
 }
 
-void Sfq::on_dequeue(PortId out, Packet& p) {
-  pfc_.on_dequeue(out, p);
+void Sfq::on_dequeue(PortId out, size_t queue, Packet& p) {
+  pfc_.on_dequeue(out, queue, p);
 }
 
 std::unique_ptr<FlowControl> SfqConfig::build(Switch& sw) const {

@@ -20,7 +20,7 @@ class Sfq final : public FlowControl {
   Sfq(Switch& sw, const SfqParams& params);
   size_t classify(const EgressPort& port, const Packet& p) const override;
   bool admit(PortId in, PortId out, Packet& p) override;
-  void on_dequeue(PortId out, Packet& p) override;
+  void on_dequeue(PortId out, size_t queue, Packet& p) override;
   bool on_frame(PortId in, const Packet& p) override { return pfc_.on_frame(in, p); }
   bool lossless() const override { return true; }
   const Mmu* buffer() const override { return pfc_.buffer(); }

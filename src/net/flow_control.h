@@ -32,8 +32,8 @@ class FlowControl {
   }
   // A packet bound for a data queue of `out` arrived on `in`: account it; false drops it.
   virtual bool admit(PortId in, PortId out, Packet& p) = 0;
-  // An admitted packet left through `out` (it starts transmission).
-  virtual void on_dequeue(PortId out, Packet& p) = 0;
+  // An admitted packet left data queue `queue` of `out` (it starts transmission).
+  virtual void on_dequeue(PortId out, size_t queue, Packet& p) = 0;
   // A non-data frame arrived on `in`; true when it is this flow control's own frame
   // (consumed: the caller frees it). Data packets are not shown.
   virtual bool on_frame(PortId in, const Packet& p) = 0;

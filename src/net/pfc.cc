@@ -54,7 +54,7 @@ bool Pfc::admit(PortId in, PortId, Packet& p) {
   return true;
 }
 
-void Pfc::on_dequeue(PortId, Packet& p) {
+void Pfc::on_dequeue(PortId, size_t, Packet& p) {
   mmu_.release(p.ingress_port, p.priority, p.wire_bytes);
   if (mmu_.take_resume(p.ingress_port, p.priority)) resume_sent(p.ingress_port, p.priority);
 }

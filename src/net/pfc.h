@@ -24,7 +24,7 @@ class Pfc final : public FlowControl, public EventHandler {
   explicit Pfc(Host& host);
 
   bool admit(PortId in, PortId out, Packet& p) override;
-  void on_dequeue(PortId out, Packet& p) override;
+  void on_dequeue(PortId out, size_t queue, Packet& p) override;
   bool on_frame(PortId in, const Packet& p) override;
   bool lossless() const override { return pause_; }
   const Mmu* buffer() const override { return &mmu_; }

@@ -130,7 +130,7 @@ void Switch::enqueue_held(PacketId pkt) {
 void Switch::on_dequeue(PortId port, PacketId pkt, size_t queue) {
   Packet& p = ctx_.pkt(pkt);
   if (queue == EgressPort::kNotDataQueue) return;
-  fc_->on_dequeue(port, p);
+  fc_->on_dequeue(port, queue, p);
   if (p.type != PacketType::kData) return;
   for (SwitchFeature* f : on_dequeue_) f->on_dequeue(view_, p, port, queue);
   if (lb_) lb_->on_dequeue(view_, p, port, queue);
