@@ -271,7 +271,10 @@ struct HookCounter final : SwitchFeature {
   uint64_t* calls;  // receive, enqueue, dequeue
   HookCounter(uint32_t d, uint64_t* c) : declared(d), calls(c) {}
   uint32_t hooks() const override { return declared; }
-  void on_receive(const SwitchView&, Packet&, PortId) override { ++calls[0]; }
+  bool on_receive(const SwitchView&, Packet&, PortId) override {
+    ++calls[0];
+    return false;
+  }
   void on_enqueue(const SwitchView&, Packet&, PortId) override { ++calls[1]; }
   void on_dequeue(const SwitchView&, Packet&, PortId, size_t) override { ++calls[2]; }
 };
@@ -339,6 +342,63 @@ TEST(SwitchFeatures, DequeueHooksAreToldTheQueueThePacketLeft) {
   EXPECT_EQ(counts[1], counts[0]);
   EXPECT_GT(counts[2], counts[0] / 2) << "most flows hash away from the priority's queue";
   EXPECT_GT(queues.size(), 4u);
+}
+
+// A feature may consume a packet on receive, as a load balancer may: nothing after it (the
+// next features, the load balancer, routing) sees it. This one swallows every CNP frame.
+struct CnpSwallower final : SwitchFeature {
+  uint64_t* swallowed;
+  explicit CnpSwallower(uint64_t* s) : swallowed(s) {}
+  uint32_t hooks() const override { return kOnReceive; }
+  bool on_receive(const SwitchView& sw, Packet& p, PortId) override {
+    if (p.type != PacketType::kCnp) return false;
+    ++*swallowed;
+    sw.free_packet(p.self);
+    return true;
+  }
+  void add_stats(std::vector<SchemeStat>& out) const override {
+    out.push_back({"test_cnps_swallowed", static_cast<double>(*swallowed)});
+  }
+};
+struct CnpCounter final : SwitchFeature {
+  uint64_t* seen;
+  explicit CnpCounter(uint64_t* s) : seen(s) {}
+  uint32_t hooks() const override { return kOnReceive; }
+  bool on_receive(const SwitchView&, Packet& p, PortId) override {
+    *seen += p.type == PacketType::kCnp;
+    return false;
+  }
+};
+
+TEST(SwitchFeatures, AFeatureMayConsumeAPacketAndReportFigures) {
+  uint64_t swallowed = 0, seen_after = 0;
+  struct Swallow : SwitchFeatureConfig {
+    uint64_t* n;
+    explicit Swallow(uint64_t* c) : n(c) {}
+    std::unique_ptr<SwitchFeature> build(const SwitchView&) const override {
+      return std::make_unique<CnpSwallower>(n);
+    }
+  };
+  struct Count : SwitchFeatureConfig {
+    uint64_t* n;
+    explicit Count(uint64_t* c) : n(c) {}
+    std::unique_ptr<SwitchFeature> build(const SwitchView&) const override {
+      return std::make_unique<CnpCounter>(n);
+    }
+  };
+  ExperimentSpec spec;
+  spec.topology = test::small_leaf_spine(2, 1, 4);
+  spec.cc = "dcqcn";
+  for (uint32_t i = 0; i < 4; ++i) spec.flows.push_back(test::flow(i, 4, 500 * 1000));
+  Experiment exp(spec);
+  exp.network().install_switch_feature(Swallow(&swallowed));
+  exp.network().install_switch_feature(Count(&seen_after));
+  test::run_checked(exp);
+  EXPECT_GT(exp.transport().counters().cnps_sent, 0u) << "the 4-to-1 is marked";
+  EXPECT_EQ(swallowed, exp.transport().counters().cnps_sent) << "every CNP meets a switch";
+  EXPECT_EQ(seen_after, 0u);
+  EXPECT_EQ(test::feature_stat(exp, "test_cnps_swallowed"), 3.0 * swallowed)
+      << "each of the 3 switches' instances reports the shared count";
 }
 
 // Features are picked by name from a scenario; ECN is the switch.ecn flag, not a name.

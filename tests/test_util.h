@@ -60,4 +60,15 @@ inline double lb_stat(Experiment& exp, const std::string& name) {
   return v;
 }
 
+// A switch feature's figure (SwitchFeature::add_stats) summed over every switch.
+inline double feature_stat(Experiment& exp, const std::string& name) {
+  std::vector<SchemeStat> stats;
+  for (NodeId s : exp.network().switches())
+    for (const auto& f : exp.network().switch_at(s).features()) f->add_stats(stats);
+  double v = 0;
+  for (const auto& st : stats)
+    if (st.name == name) v += st.value;
+  return v;
+}
+
 }  // namespace rocelab::test

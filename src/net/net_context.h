@@ -24,10 +24,6 @@ struct NetCounters {
   uint64_t resume_frames = 0;  // XON frames generated
   uint64_t ecn_marks = 0;
   uint64_t cnps_suppressed = 0;  // CNPs a switch scheme swallowed (SwitchView::suppress_cnp)
-  // PCN's NP-ECN (switch feature np_ecn): packets over its threshold that waited
-  // through a PAUSE of their queue, so were left unmarked.
-  bool np_ecn = false;
-  uint64_t np_ecn_spared = 0;
   std::vector<uint64_t> pause_frames_by_node;  // indexed by node id
   // Head-of-line blocking, by flow index: 1 once a data packet of the flow waited in a
   // switch-to-switch egress queue through a PFC PAUSE of that queue (EgressPort::

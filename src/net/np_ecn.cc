@@ -9,9 +9,7 @@ namespace rocelab {
 NpEcnMarking::NpEcnMarking(const SwitchView& sw, NetCounters& counters)
     : port_ecn_(port_ecn_configs(sw)),
       stamp_(sw.packet_layout().declare<NpEcnStamp>("np_ecn.stamp")),
-      counters_(counters) {
-  counters_.np_ecn = true;
-}
+      counters_(counters) {}
 
 void NpEcnMarking::on_enqueue(const SwitchView& sw, Packet& p, PortId port_id) {
   const EgressPort& port = sw.port(port_id);
@@ -28,7 +26,7 @@ void NpEcnMarking::on_dequeue(const SwitchView& sw, Packet& p, PortId port_id, s
   if (port.queue_bytes(queue) <= port_ecn_[port_id.index()].kmin_bytes) return;
   const NpEcnStamp& stamp = sw.field(stamp_, p);
   if (stamp.paused_on_arrival || stamp.pause_epoch != port.pause_epoch(queue)) {
-    ++counters_.np_ecn_spared;
+    ++spared_;
     return;
   }
   p.ecn_ce = true;

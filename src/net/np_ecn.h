@@ -35,11 +35,17 @@ class NpEcnMarking final : public SwitchFeature {
   uint32_t hooks() const override { return kOnEnqueue | kOnDequeue; }
   void on_enqueue(const SwitchView& sw, Packet& p, PortId port) override;
   void on_dequeue(const SwitchView& sw, Packet& p, PortId port, size_t queue) override;
+  // np_ecn_spared_by_pause: packets over the threshold left unmarked because they waited
+  // through a PAUSE of their queue.
+  void add_stats(std::vector<SchemeStat>& out) const override {
+    out.push_back({"np_ecn_spared_by_pause", static_cast<double>(spared_)});
+  }
 
  private:
   std::vector<EcnConfig> port_ecn_;  // kmin is the threshold
   PacketField<NpEcnStamp> stamp_;
   NetCounters& counters_;
+  uint64_t spared_ = 0;
 };
 
 }  // namespace rocelab

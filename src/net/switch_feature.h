@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "net/scheme_stat.h"
 #include "net/switch_view.h"
 
 namespace rocelab {
@@ -20,13 +21,20 @@ class SwitchFeature {
   enum Hook : uint32_t { kOnReceive = 1, kOnEnqueue = 2, kOnDequeue = 4 };
   virtual ~SwitchFeature() = default;
   virtual uint32_t hooks() const { return kOnReceive | kOnEnqueue | kOnDequeue; }
-  // A packet (of any type) arrived; runs before routing.
-  virtual void on_receive(const SwitchView& /*sw*/, Packet& /*p*/, PortId /*in_port*/) {}
+  // A packet (of any type but PAUSE) arrived; runs before routing, and before the load
+  // balancer sees it. True = consumed, as a load balancer may: the feature holds it,
+  // forwards it later (SwitchView::forward) or frees it, and nothing after it sees it.
+  virtual bool on_receive(const SwitchView& /*sw*/, Packet& /*p*/, PortId /*in_port*/) {
+    return false;
+  }
   // A data packet was admitted to egress `port` and is about to be queued.
   virtual void on_enqueue(const SwitchView& /*sw*/, Packet& /*p*/, PortId /*port*/) {}
   // A data packet leaves its queue on `port`: it starts transmission now.
   virtual void on_dequeue(const SwitchView& /*sw*/, Packet& /*p*/, PortId /*port*/,
                           size_t /*queue*/) {}
+  // Figures for summary.json's feature_stats, combined over switches: summed, or the
+  // maximum.
+  virtual void add_stats(std::vector<SchemeStat>& /*out*/) const {}
 };
 
 // A feature's factory: one instance per switch (nullptr: not on this switch).

@@ -71,7 +71,8 @@ void Switch::receive(PacketId pkt, PortId in_port) {
     ctx_.free_packet(pkt);
     return;
   }
-  for (SwitchFeature* f : on_receive_) f->on_receive(view_, p, in_port);
+  for (SwitchFeature* f : on_receive_)
+    if (f->on_receive(view_, p, in_port)) return;
   if (lb_ && lb_->on_receive(view_, p, in_port)) return;
   if (p.dst == id_)  // a scheme addressed this switch but none here took the message
     throw std::logic_error("control packet addressed to switch " + std::to_string(id_.index()) +

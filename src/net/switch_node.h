@@ -30,6 +30,8 @@ class Switch final : public Node {
     lb_on_enqueue_ = lb_ && lb_->wants_enqueue();
   }
   LoadBalancer* load_balancer() { return lb_.get(); }
+  // The features installed, in pipeline order.
+  const std::vector<std::unique_ptr<SwitchFeature>>& features() const { return features_; }
   const FlowControl& flow_control() const { return *fc_; }
   const SwitchView& view() const { return view_; }
 

@@ -125,19 +125,22 @@ nlohmann::json make_summary(const ScenarioConfig& c, Experiment& exp, const RunS
   j["host_link_utilization"] = ls.host_link_utilization;
   j["ecn_marks"] = nc.ecn_marks;
   j["cnps_suppressed"] = nc.cnps_suppressed;
-  if (nc.np_ecn) j["ecn_marks_spared_by_pause"] = nc.np_ecn_spared;
   // Figures the load balancers and the host path policy report (FLB: reroutes, CNMs,
-  // isolation, table memory; Hermes, MP-RDMA), and the flow control's (BFC).
-  std::vector<SchemeStat> lb_items, fc_items;
+  // isolation, table memory; Hermes, MP-RDMA), the flow control's (BFC) and the switch
+  // features' (NP-ECN).
+  std::vector<SchemeStat> lb_items, fc_items, feature_items;
   for (NodeId s : net.switches()) {
     if (LoadBalancer* lb = net.switch_at(s).load_balancer()) lb->add_stats(lb_items);
     net.switch_at(s).flow_control().add_stats(fc_items);
+    for (const auto& f : net.switch_at(s).features()) f->add_stats(feature_items);
   }
   tr.path_policy().add_stats(lb_items);
   j["lb_stats"] = nlohmann::json::object();
   for (const auto& [name, v] : combine(lb_items)) j["lb_stats"][name] = v;
   j["fc_stats"] = nlohmann::json::object();
   for (const auto& [name, v] : combine(fc_items)) j["fc_stats"][name] = v;
+  j["feature_stats"] = nlohmann::json::object();
+  for (const auto& [name, v] : combine(feature_items)) j["feature_stats"][name] = v;
 
   const TransportCounters& tc = tr.counters();
   j["data_packets"] = tc.data_packets_sent;
