@@ -163,6 +163,19 @@ def compare_fct(ours, theirs, start_after_ns):
     return rows, missing
 
 
+def fct_figures(flows, reference, start_after_ns):
+    """{figure: value} of one side's run: the mean and median FCT (us) per size bucket, over
+    the flows of the reference that started after the warm-up (the same flows on both
+    sides)."""
+    out = {}
+    keys = [k for k in reference if k in flows and reference[k][1] >= start_after_ns]
+    for name, lo, hi in BUCKETS:
+        fcts = [flows[k][2] / 1e3 for k in keys if lo <= reference[k][0] < hi]
+        out[f"FCT mean {name} (us)"] = sum(fcts) / len(fcts) if fcts else None
+        out[f"FCT p50 {name} (us)"] = percentile(fcts, 0.5) if fcts else None
+    return out
+
+
 def inputs_for_seed(case, seed):
     """The case's ns3_inputs.py arguments with its flow seed replaced (cases without one, such
     as an incast, have the same flows at every seed)."""
@@ -275,7 +288,7 @@ def compare_seeds(case, a):
     """PFC as the paused devices saw it, per seed on both sides, and each side's mean and 95%
     interval; FCT mean ratios per seed where the seed's ns-3 FCTs are stored."""
     rows = {"ns3": [], "rocelab": []}
-    fct_ratios, runs = [], []
+    fct_ratios, runs, fct_sides = [], [], {"ns3": [], "rocelab": []}
     for seed, ref in sorted(seed_dirs(case).items()):
         work = os.path.join(a.work, case["name"], f"seed-{seed}")
         out, summary = run_rocelab(case, a.rocelab, work, a.set, None if seed == 1 else seed)
@@ -286,12 +299,21 @@ def compare_seeds(case, a):
         fct = os.path.join(ref, "fct.txt.gz")
         if os.path.exists(fct):
             start_after = int(round((2.0 + case["warmup_s"]) * 1e9))
-            buckets, _ = compare_fct(read_fct(os.path.join(out, "fct.txt")), read_fct(fct), start_after)
+            ours, theirs = read_fct(os.path.join(out, "fct.txt")), read_fct(fct)
+            buckets, _ = compare_fct(ours, theirs, start_after)
             fct_ratios.append([b[2] for b in buckets])
+            fct_sides["ns3"].append(fct_figures(theirs, theirs, start_after))
+            fct_sides["rocelab"].append(fct_figures(ours, theirs, start_after))
     table = []
     for name, get, digits in PFC_METRICS:
         theirs, ours = [get(p) for p in rows["ns3"]], [get(p) for p in rows["rocelab"]]
         table.append((name, mean_ci(theirs), mean_ci(ours), digits, welch_differs(ours, theirs)))
+    if fct_sides["ns3"] and len(fct_sides["ns3"]) == len(rows["ns3"]):
+        for key in fct_sides["ns3"][0]:
+            theirs = [f[key] for f in fct_sides["ns3"] if f[key] is not None]
+            ours = [f[key] for f in fct_sides["rocelab"] if f[key] is not None]
+            if len(theirs) == len(ours) == len(rows["ns3"]):
+                table.append((key, mean_ci(theirs), mean_ci(ours), 2, welch_differs(ours, theirs)))
     return {"case": case["name"], "seeds": len(rows["ns3"]), "metrics": table,
             "per_seed": rows, "fct_mean_ratios": fct_ratios,
             "runs": runs}
