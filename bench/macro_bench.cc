@@ -32,10 +32,10 @@
 
 #include <fmt/format.h>
 
-#include "scenario/experiment.h"
-#include "scenario/scenario_build.h"
-#include "scenario/scenario_config.h"
-#include "scenario/version.h"
+#include "scenario/build/experiment.h"
+#include "scenario/build/scenario_build.h"
+#include "scenario/config/scenario_config.h"
+#include "scenario/config/version.h"
 #include "stats/fct_summary.h"
 #include "workload/flow_size_cdf.h"
 #include "workload/poisson.h"

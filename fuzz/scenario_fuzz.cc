@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string>
 
-#include "scenario/scenario_config.h"
-#include "scenario/yaml_params.h"
+#include "scenario/config/scenario_config.h"
+#include "scenario/config/yaml_params.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

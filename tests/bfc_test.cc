@@ -9,8 +9,8 @@
 #include "cc/cc_registry.h"
 #include "fc/bfc.h"
 #include "fc/bfc_filter.h"
-#include "scenario/scenario_build.h"
-#include "scenario/scenario_config.h"
+#include "scenario/build/scenario_build.h"
+#include "scenario/config/scenario_config.h"
 #include "sim/random.h"
 #include "test_util.h"
 

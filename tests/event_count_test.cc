@@ -3,8 +3,8 @@
 // data-packet hop (a data frame leaving any port) must not exceed today's counts.
 #include <gtest/gtest.h>
 
-#include "scenario/scenario_build.h"
-#include "scenario/scenario_config.h"
+#include "scenario/build/scenario_build.h"
+#include "scenario/config/scenario_config.h"
 #include "test_util.h"
 
 namespace rocelab {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "net/topology.h"
-#include "scenario/results.h"
+#include "scenario/results/results.h"
 #include "stats/fct_summary.h"
 #include "test_util.h"
 

@@ -16,14 +16,14 @@
 #include <sstream>
 
 #include "cli_util.h"
-#include "scenario/presets.h"
-#include "scenario/runner.h"
-#include "scenario/scenario_build.h"
-#include "scenario/scenario_config.h"
-#include "scenario/topology_types.h"
-#include "scenario/units.h"
-#include "scenario/workload_types.h"
-#include "scenario/yaml_params.h"
+#include "scenario/config/presets.h"
+#include "scenario/run/runner.h"
+#include "scenario/build/scenario_build.h"
+#include "scenario/config/scenario_config.h"
+#include "scenario/config/topology_types.h"
+#include "scenario/config/units.h"
+#include "scenario/config/workload_types.h"
+#include "scenario/config/yaml_params.h"
 
 namespace rocelab {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "lb/lbodsn.h"
 #include "net/switch_node.h"
-#include "scenario/runner.h"
+#include "scenario/run/runner.h"
 #include "test_util.h"
 
 namespace rocelab {

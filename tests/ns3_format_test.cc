@@ -1,4 +1,4 @@
-#include "scenario/ns3_format.h"
+#include "scenario/build/ns3_format.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 
 #include <unistd.h>
 
-#include "scenario/units.h"
+#include "scenario/config/units.h"
 
 namespace rocelab {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "scenario/scenario_build.h"
-#include "scenario/yaml_params.h"
+#include "scenario/build/scenario_build.h"
+#include "scenario/config/yaml_params.h"
 #include "test_util.h"
 #include "transport/hermes.h"
 

@@ -10,8 +10,8 @@
 #include "fc/fc_registry.h"
 #include "net/drr_scheduler.h"
 #include "net/network.h"
-#include "scenario/scenario_config.h"
-#include "scenario/yaml_params.h"
+#include "scenario/config/scenario_config.h"
+#include "scenario/config/yaml_params.h"
 #include "test_util.h"
 #include "transport/rdma_transport.h"
 

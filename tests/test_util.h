@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "net/switch_node.h"
-#include "scenario/experiment.h"
+#include "scenario/build/experiment.h"
 
 namespace rocelab::test {
 

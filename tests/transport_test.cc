@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "net/topology.h"
-#include "scenario/scenario_config.h"
+#include "scenario/config/scenario_config.h"
 #include "test_util.h"
 #include "transport/loss_recovery.h"
 #include "transport/packet_bitmap.h"

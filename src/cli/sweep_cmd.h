@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "scenario/sweep.h"
+#include "scenario/sweep/sweep.h"
 
 namespace rocelab {
 

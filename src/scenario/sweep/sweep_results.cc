@@ -6,8 +6,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "scenario/runner.h"
-#include "scenario/sweep.h"
+#include "scenario/run/runner.h"
+#include "scenario/sweep/sweep.h"
 #include "stats/confidence.h"
 
 namespace rocelab {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "scenario/scenario_config.h"
+#include "scenario/config/scenario_config.h"
 
 namespace rocelab {
 

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "scenario/scenario_config.h"
+#include "scenario/config/scenario_config.h"
 
 namespace rocelab {
 

@@ -1,14 +1,14 @@
-#include "scenario/results.h"
+#include "scenario/results/results.h"
 
-#include "scenario/version.h"
+#include "scenario/config/version.h"
 
 #include <filesystem>
 #include <fstream>
 #include <map>
 
-#include "scenario/ns3_format.h"
-#include "scenario/text_lines.h"
-#include "scenario/version.h"
+#include "scenario/build/ns3_format.h"
+#include "scenario/results/text_lines.h"
+#include "scenario/config/version.h"
 #include "stats/fct_summary.h"
 
 namespace rocelab {

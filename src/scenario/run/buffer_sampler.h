@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "scenario/experiment.h"
+#include "scenario/build/experiment.h"
 
 namespace rocelab {
 

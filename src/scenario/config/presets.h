@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "net/load_balancer.h"
-#include "scenario/scenario_config.h"
+#include "scenario/config/scenario_config.h"
 #include "sim/registry.h"
 #include "transport/congestion_control.h"
 

@@ -1,4 +1,4 @@
-#include "scenario/buffer_sampler.h"
+#include "scenario/run/buffer_sampler.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,9 +1,9 @@
-#include "scenario/topology_types.h"
+#include "scenario/config/topology_types.h"
 
 #include <stdexcept>
 
-#include "scenario/ns3_format.h"
-#include "scenario/yaml_params.h"
+#include "scenario/build/ns3_format.h"
+#include "scenario/config/yaml_params.h"
 
 namespace rocelab {
 

@@ -1,13 +1,13 @@
-#include "scenario/workload_types.h"
+#include "scenario/config/workload_types.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
 
-#include "scenario/ns3_format.h"
-#include "scenario/scenario_build.h"
-#include "scenario/yaml_params.h"
+#include "scenario/build/ns3_format.h"
+#include "scenario/build/scenario_build.h"
+#include "scenario/config/yaml_params.h"
 #include "workload/flow_size_cdf.h"
 #include "workload/long_lived.h"
 #include "workload/patterns.h"

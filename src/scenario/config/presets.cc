@@ -1,7 +1,7 @@
 // Presets: the settings of the ns-3 reference simulators, so that a user can run the same
 // topology and flow files in rocelab and compare run for run. Sources in
 // docs/reference-parameters.md; the values below cite the file each comes from.
-#include "scenario/presets.h"
+#include "scenario/config/presets.h"
 
 #include "cc/dcqcn.h"
 #include "cc/hpcc.h"
@@ -11,7 +11,7 @@
 #include "lb/drill.h"
 #include "lb/lbodsn.h"
 #include "lb/letflow.h"
-#include "scenario/yaml_params.h"
+#include "scenario/config/yaml_params.h"
 
 namespace rocelab {
 

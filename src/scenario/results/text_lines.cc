@@ -1,4 +1,4 @@
-#include "scenario/text_lines.h"
+#include "scenario/results/text_lines.h"
 
 #include <cassert>
 

@@ -1,4 +1,4 @@
-#include "scenario/ns3_format.h"
+#include "scenario/build/ns3_format.h"
 
 #include <algorithm>
 #include <charconv>
@@ -14,8 +14,8 @@
 
 #include <fmt/format.h>
 
-#include "scenario/text_lines.h"
-#include "scenario/units.h"
+#include "scenario/results/text_lines.h"
+#include "scenario/config/units.h"
 
 namespace rocelab {
 

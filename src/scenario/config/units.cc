@@ -1,4 +1,4 @@
-#include "scenario/units.h"
+#include "scenario/config/units.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,4 +1,4 @@
-#include "scenario/scenario_build.h"
+#include "scenario/build/scenario_build.h"
 
 #include <algorithm>
 #include <bit>
@@ -6,10 +6,10 @@
 #include <regex>
 
 #include "net/mmu.h"
-#include "scenario/presets.h"
-#include "scenario/topology_types.h"
-#include "scenario/workload_types.h"
-#include "scenario/yaml_params.h"
+#include "scenario/config/presets.h"
+#include "scenario/config/topology_types.h"
+#include "scenario/config/workload_types.h"
+#include "scenario/config/yaml_params.h"
 
 namespace rocelab {
 

@@ -24,7 +24,7 @@ struct ExperimentSpec {
   // `network` says (its plug points, else PFC per switch_config.pfc.enabled, and DRR).
   std::string fc;
   std::string scheduler;
-  // Switch features by name (scenario/switch_features.h), in pipeline order after RED/ECN,
+  // Switch features by name (scenario/config/switch_features.h), in pipeline order after RED/ECN,
   // which runs first when network.switch_config.ecn.enabled.
   std::vector<std::string> switch_features;
   // Configured schemes; when null, the registry's defaults for `lb` / `cc` are used.

@@ -1,9 +1,9 @@
-#include "scenario/yaml_params.h"
+#include "scenario/config/yaml_params.h"
 
 #include <algorithm>
 #include <optional>
 
-#include "scenario/units.h"
+#include "scenario/config/units.h"
 
 namespace rocelab {
 

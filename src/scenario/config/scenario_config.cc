@@ -1,4 +1,4 @@
-#include "scenario/scenario_config.h"
+#include "scenario/config/scenario_config.h"
 
 #include <filesystem>
 #include <fstream>
@@ -7,11 +7,11 @@
 #include "cc/cc_registry.h"
 #include "fc/fc_registry.h"
 #include "lb/lb_registry.h"
-#include "scenario/presets.h"
-#include "scenario/switch_features.h"
-#include "scenario/topology_types.h"
-#include "scenario/workload_types.h"
-#include "scenario/yaml_params.h"
+#include "scenario/config/presets.h"
+#include "scenario/config/switch_features.h"
+#include "scenario/config/topology_types.h"
+#include "scenario/config/workload_types.h"
+#include "scenario/config/yaml_params.h"
 
 namespace rocelab {
 

@@ -20,7 +20,7 @@
 namespace rocelab {
 
 struct TopologyConfig {
-  std::string type = "leaf_spine";  // a name of topology_registry() (scenario/topology_types.h)
+  std::string type = "leaf_spine";  // a name of topology_registry() (scenario/config/topology_types.h)
   LeafSpineParams leaf_spine;
   FatTreeParams fat_tree;
   BitsPerSec testbed_rate_bps = gbps(40);        // FLB §2: 40 Gb/s
@@ -35,7 +35,7 @@ struct TopologyConfig {
 
 struct WorkloadConfig {
   std::string name = "background";
-  std::string type = "poisson";  // a name of workload_registry() (scenario/workload_types.h)
+  std::string type = "poisson";  // a name of workload_registry() (scenario/config/workload_types.h)
   // poisson
   std::string cdf = "websearch";
   double load = 0.5;
@@ -132,7 +132,7 @@ std::string resolved_yaml(ScenarioConfig& c);
 // Markdown table of every parameter of the scenario with its default and source.
 std::string parameter_table(ScenarioConfig& c);
 
-// Named presets that reproduce the ns-3 reference simulators' settings (scenario/presets.h);
+// Named presets that reproduce the ns-3 reference simulators' settings (scenario/config/presets.h);
 // "none" keeps rocelab's defaults. ConfigError for an unknown name.
 void apply_preset(const std::string& name, ScenarioConfig& c);
 // The preset's values for a scheme's parameters, applied whenever they are made.

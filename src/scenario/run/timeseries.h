@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "scenario/experiment.h"
-#include "scenario/scenario_config.h"
+#include "scenario/build/experiment.h"
+#include "scenario/config/scenario_config.h"
 
 namespace rocelab {
 

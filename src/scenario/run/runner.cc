@@ -1,4 +1,4 @@
-#include "scenario/runner.h"
+#include "scenario/run/runner.h"
 #include "fc/fc_registry.h"
 
 #include <fmt/format.h>
@@ -11,12 +11,12 @@
 
 #include "cc/cc_registry.h"
 #include "lb/lb_registry.h"
-#include "scenario/buffer_sampler.h"
-#include "scenario/results.h"
-#include "scenario/scenario_build.h"
-#include "scenario/timeseries.h"
-#include "scenario/units.h"
-#include "scenario/yaml_params.h"
+#include "scenario/run/buffer_sampler.h"
+#include "scenario/results/results.h"
+#include "scenario/build/scenario_build.h"
+#include "scenario/run/timeseries.h"
+#include "scenario/config/units.h"
+#include "scenario/config/yaml_params.h"
 
 namespace rocelab {
 

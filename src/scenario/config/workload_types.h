@@ -9,7 +9,7 @@
 
 #include "net/routing.h"
 #include "net/topology.h"
-#include "scenario/scenario_config.h"
+#include "scenario/config/scenario_config.h"
 #include "sim/params.h"
 #include "sim/random.h"
 #include "sim/registry.h"

@@ -1,4 +1,4 @@
-#include "scenario/experiment.h"
+#include "scenario/build/experiment.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -6,7 +6,7 @@
 #include "cc/cc_registry.h"
 #include "fc/fc_registry.h"
 #include "lb/lb_registry.h"
-#include "scenario/switch_features.h"
+#include "scenario/config/switch_features.h"
 
 namespace rocelab {
 

@@ -1,10 +1,10 @@
-#include "scenario/timeseries.h"
+#include "scenario/run/timeseries.h"
 
 #include <fmt/format.h>
 
 #include <filesystem>
 
-#include "scenario/results.h"
+#include "scenario/results/results.h"
 
 namespace rocelab {
 

@@ -6,7 +6,7 @@
 #include <functional>
 
 #include "net/topology.h"
-#include "scenario/scenario_config.h"
+#include "scenario/config/scenario_config.h"
 #include "sim/params.h"
 #include "sim/registry.h"
 

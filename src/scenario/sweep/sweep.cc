@@ -1,4 +1,4 @@
-#include "scenario/sweep.h"
+#include "scenario/sweep/sweep.h"
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -13,8 +13,8 @@
 #include <set>
 #include <sstream>
 
-#include "scenario/runner.h"
-#include "scenario/yaml_params.h"
+#include "scenario/run/runner.h"
+#include "scenario/config/yaml_params.h"
 
 namespace rocelab {
 

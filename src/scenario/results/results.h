@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "scenario/experiment.h"
-#include "scenario/scenario_config.h"
+#include "scenario/build/experiment.h"
+#include "scenario/config/scenario_config.h"
 
 namespace rocelab {
 

@@ -1,4 +1,4 @@
-#include "scenario/switch_features.h"
+#include "scenario/config/switch_features.h"
 
 #include "net/ecn.h"
 #include "net/int_telemetry.h"
