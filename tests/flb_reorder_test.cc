@@ -6,8 +6,8 @@
 #include "lb/flb.h"
 #include "net/cnm.h"
 #include "net/switch_node.h"
-#include "scenario/run/runner.h"
 #include "scenario/build/scenario_build.h"
+#include "scenario/run/runner.h"
 #include "test_util.h"
 
 namespace rocelab {

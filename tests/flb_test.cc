@@ -5,8 +5,8 @@
 #include "cc/flb_rc.h"
 #include "lb/flb.h"
 #include "net/cnm.h"
-#include "scenario/run/runner.h"
 #include "scenario/build/scenario_build.h"
+#include "scenario/run/runner.h"
 #include "test_util.h"
 
 namespace rocelab {

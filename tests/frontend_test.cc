@@ -16,14 +16,14 @@
 #include <sstream>
 
 #include "cli_util.h"
-#include "scenario/config/presets.h"
-#include "scenario/run/runner.h"
 #include "scenario/build/scenario_build.h"
+#include "scenario/config/presets.h"
 #include "scenario/config/scenario_config.h"
 #include "scenario/config/topology_types.h"
 #include "scenario/config/units.h"
 #include "scenario/config/workload_types.h"
 #include "scenario/config/yaml_params.h"
+#include "scenario/run/runner.h"
 
 namespace rocelab {
 namespace {

@@ -11,8 +11,8 @@
 #include "net/drr_scheduler.h"
 #include "net/net_context.h"
 #include "net/node.h"
-#include "scenario/run/runner.h"
 #include "scenario/config/scenario_config.h"
+#include "scenario/run/runner.h"
 
 namespace rocelab {
 namespace {

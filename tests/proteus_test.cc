@@ -6,9 +6,9 @@
 
 #include "lb/proteus.h"
 #include "net/switch_node.h"
-#include "scenario/run/runner.h"
 #include "scenario/build/scenario_build.h"
 #include "scenario/config/scenario_config.h"
+#include "scenario/run/runner.h"
 #include "test_util.h"
 
 namespace rocelab {

@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_util.h"
-#include "scenario/sweep/sweep.h"
 #include "scenario/config/yaml_params.h"
+#include "scenario/sweep/sweep.h"
 #include "stats/confidence.h"
 
 namespace rocelab {

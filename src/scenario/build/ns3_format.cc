@@ -14,8 +14,8 @@
 
 #include <fmt/format.h>
 
-#include "scenario/results/text_lines.h"
 #include "scenario/config/units.h"
+#include "scenario/results/text_lines.h"
 
 namespace rocelab {
 

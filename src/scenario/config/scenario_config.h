@@ -20,7 +20,8 @@
 namespace rocelab {
 
 struct TopologyConfig {
-  std::string type = "leaf_spine";  // a name of topology_registry() (scenario/config/topology_types.h)
+  std::string type =
+      "leaf_spine";  // a name of topology_registry() (scenario/config/topology_types.h)
   LeafSpineParams leaf_spine;
   FatTreeParams fat_tree;
   BitsPerSec testbed_rate_bps = gbps(40);        // FLB §2: 40 Gb/s

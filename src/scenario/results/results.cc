@@ -7,8 +7,8 @@
 #include <map>
 
 #include "scenario/build/ns3_format.h"
-#include "scenario/results/text_lines.h"
 #include "scenario/config/version.h"
+#include "scenario/results/text_lines.h"
 #include "stats/fct_summary.h"
 
 namespace rocelab {

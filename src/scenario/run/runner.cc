@@ -11,12 +11,12 @@
 
 #include "cc/cc_registry.h"
 #include "lb/lb_registry.h"
-#include "scenario/run/buffer_sampler.h"
-#include "scenario/results/results.h"
 #include "scenario/build/scenario_build.h"
-#include "scenario/run/timeseries.h"
 #include "scenario/config/units.h"
 #include "scenario/config/yaml_params.h"
+#include "scenario/results/results.h"
+#include "scenario/run/buffer_sampler.h"
+#include "scenario/run/timeseries.h"
 
 namespace rocelab {
 

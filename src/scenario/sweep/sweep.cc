@@ -13,8 +13,8 @@
 #include <set>
 #include <sstream>
 
-#include "scenario/run/runner.h"
 #include "scenario/config/yaml_params.h"
+#include "scenario/run/runner.h"
 
 namespace rocelab {
 
