@@ -20,7 +20,7 @@
 #include "scenario/config/presets.h"
 #include "scenario/config/scenario_config.h"
 #include "scenario/config/topology_types.h"
-#include "scenario/config/units.h"
+#include "sim/units.h"
 #include "scenario/config/workload_types.h"
 #include "scenario/config/yaml_params.h"
 #include "scenario/run/runner.h"

@@ -1,4 +1,7 @@
-#include "scenario/build/ns3_format.h"
+#include "net/ns3_ecmp_hash.h"
+#include "scenario/build/ns3_topology.h"
+#include "scenario/results/ns3_fct.h"
+#include "workload/ns3_flows.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +15,7 @@
 
 #include <unistd.h>
 
-#include "scenario/config/units.h"
+#include "sim/units.h"
 
 namespace rocelab {
 namespace {

@@ -14,19 +14,20 @@
 #include "cli/sweep_cmd.h"
 #include "fc/fc_registry.h"
 #include "lb/lb_registry.h"
-#include "scenario/build/ns3_format.h"
+#include "scenario/build/ns3_topology.h"
 #include "scenario/build/scenario_build.h"
 #include "scenario/config/presets.h"
 #include "scenario/config/scenario_config.h"
 #include "scenario/config/switch_features.h"
 #include "scenario/config/topology_types.h"
-#include "scenario/config/units.h"
 #include "scenario/config/workload_types.h"
 #include "scenario/config/yaml_params.h"
 #include "scenario/run/runner.h"
+#include "sim/units.h"
 #include "transport/host_path.h"
 #include "transport/loss_recovery.h"
 #include "workload/flow_size_cdf.h"
+#include "workload/ns3_flows.h"
 
 using namespace rocelab;
 

@@ -16,7 +16,7 @@ struct FlowSpec {
   Time start;
   std::string tag;  // which generator made it, for per-class statistics
   // UDP ports as a trace gives them (the ns-3 simulators number them per host; see
-  // scenario/build/ns3_format.h). Unset: the transport numbers the flow itself.
+  // workload/ns3_flows.h). Unset: the transport numbers the flow itself.
   std::optional<uint16_t> sport;
   std::optional<uint16_t> dport;
   // An end-to-end path ID between the two hosts' edge switches (Routing's mixed-radix IDs)

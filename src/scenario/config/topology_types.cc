@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "scenario/build/ns3_format.h"
+#include "scenario/build/ns3_topology.h"
 #include "scenario/config/yaml_params.h"
 
 namespace rocelab {

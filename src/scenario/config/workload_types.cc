@@ -5,11 +5,11 @@
 #include <limits>
 #include <map>
 
-#include "scenario/build/ns3_format.h"
 #include "scenario/build/scenario_build.h"
 #include "scenario/config/yaml_params.h"
 #include "workload/flow_size_cdf.h"
 #include "workload/long_lived.h"
+#include "workload/ns3_flows.h"
 #include "workload/patterns.h"
 #include "workload/poisson.h"
 #include "workload/random_incast.h"

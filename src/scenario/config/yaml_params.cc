@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <optional>
 
-#include "scenario/config/units.h"
+#include "sim/units.h"
 
 namespace rocelab {
 

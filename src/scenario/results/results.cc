@@ -6,8 +6,8 @@
 #include <fstream>
 #include <map>
 
-#include "scenario/build/ns3_format.h"
 #include "scenario/config/version.h"
+#include "scenario/results/ns3_fct.h"
 #include "scenario/results/text_lines.h"
 #include "stats/fct_summary.h"
 

@@ -12,7 +12,7 @@
 #include "cc/cc_registry.h"
 #include "lb/lb_registry.h"
 #include "scenario/build/scenario_build.h"
-#include "scenario/config/units.h"
+#include "sim/units.h"
 #include "scenario/config/yaml_params.h"
 #include "scenario/results/results.h"
 #include "scenario/run/buffer_sampler.h"

@@ -1,4 +1,4 @@
-#include "scenario/config/units.h"
+#include "sim/units.h"
 
 #include <algorithm>
 #include <cctype>
