@@ -29,8 +29,7 @@ size_t histogram_percentile(const std::vector<uint64_t>& counts, uint64_t total,
 }
 
 std::shared_ptr<BfcShared> shared_of(NetContext& ctx) {
-  if (!ctx.fc_shared) ctx.fc_shared = std::make_shared<BfcShared>();
-  return std::static_pointer_cast<BfcShared>(ctx.fc_shared);
+  return ctx.shared_state<BfcShared>();
 }
 
 }  // namespace

@@ -4,7 +4,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
+#include <typeindex>
 #include <vector>
 
 #include "net/packet.h"
@@ -60,8 +62,15 @@ struct NetContext {
 
   // Scheme-declared packet fields (declare them while building, before the run).
   PacketStateStore state;
-  // State the flow control of every node shares (BFC's filter snapshots in flight).
-  std::shared_ptr<void> fc_shared;
+  // State that every node's instance of a scheme shares (BFC's filter snapshots in flight),
+  // one per type T: the first call makes it, later ones find the same. Not per packet.
+  template <class T>
+  std::shared_ptr<T> shared_state() {
+    std::shared_ptr<void>& slot = shared_states[std::type_index(typeid(T))];
+    if (!slot) slot = std::make_shared<T>();
+    return std::static_pointer_cast<T>(slot);
+  }
+  std::map<std::type_index, std::shared_ptr<void>> shared_states;  // by shared_state<T>() only
 
   Packet& pkt(PacketId id) { return pool[id.index()]; }
   PacketId alloc_packet() {
