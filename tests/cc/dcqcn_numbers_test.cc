@@ -1,6 +1,6 @@
 // The DCQCN reaction point (`model: sigcomm15`, cc/dcqcn.h) at hand-computed rates: the cut
 // on a CNP, the byte counter, the fast recovery / additive / hyper increase stages and
-// min_cut_interval. The test drives the reaction point as tests/dcqcn_test.cc does (CNPs
+// min_cut_interval. The test drives the reaction point as tests/cc/dcqcn_test.cc does (CNPs
 // handed to on_cnp at a chosen time) and reads the rate the transport paces with.
 #include <gtest/gtest.h>
 
