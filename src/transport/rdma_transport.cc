@@ -1,8 +1,6 @@
 #include "transport/rdma_transport.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -18,7 +16,8 @@ RdmaTransport::RdmaTransport(Network& net, const TransportConfig& cfg,
       cfg_(cfg),
       cc_(std::move(cc)),
       handler_(net.sim().add_handler(this)),
-      hosts_(net.node_count()) {
+      hosts_(net.node_count()),
+      starts_(net.sim(), [this](FlowId f) { start_flow(f); }) {
   const auto* path = host_path_registry().find(cfg_.path_policy);
   if (!path) throw std::invalid_argument("unknown host path policy '" + cfg_.path_policy + "'");
   path_ = path->factory();
@@ -126,75 +125,8 @@ FlowId RdmaTransport::add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time
   }
   records_.push_back(r);
 
-  const PendingStart ps{start, sim().reserve_seq(), f};
-  if (next_start_ == starts_.size() || !(ps < starts_.back())) {
-    starts_.push_back(ps);
-  } else {
-    late_starts_.push_back(ps);
-    std::push_heap(late_starts_.begin(), late_starts_.end(), later_start);
-  }
-  // A queued wake-up comes before this start (queued earlier, at a time no later); so does
-  // the earliest start's own event if it is queued.
-  if (start_wakeup_queued_ || flows_[earliest_start()->flow.index()].start_queued) return f;
-  // This flow is the new earliest. A start queued for a later flow cannot be taken out of
-  // the queue; queuing this one too would let flows added in falling start order fill the
-  // queue again, so one wake-up, now, stands for every flow added until it fires. Its
-  // sequence number follows this flow's, with nothing queued in between.
-  if (queued_starts_ == 0) {
-    queue_earliest_start();
-  } else {
-    start_wakeup_queued_ = true;
-    sim().schedule(sim().now(), handler_, kStartWakeup);
-  }
+  starts_.add(f, start);
   return f;
-}
-
-bool RdmaTransport::later_start(const PendingStart& a, const PendingStart& b) {
-  return b < a;
-}
-
-const RdmaTransport::PendingStart* RdmaTransport::earliest_start() const {
-  const PendingStart* in_order = next_start_ < starts_.size() ? &starts_[next_start_] : nullptr;
-  if (late_starts_.empty()) return in_order;
-  const PendingStart* late = &late_starts_.front();
-  return in_order && *in_order < *late ? in_order : late;
-}
-
-void RdmaTransport::pop_earliest_start() {
-  const PendingStart* e = earliest_start();
-  if (!late_starts_.empty() && e == &late_starts_.front()) {
-    std::pop_heap(late_starts_.begin(), late_starts_.end(), later_start);
-    late_starts_.pop_back();
-  } else if (++next_start_ == starts_.size()) {
-    starts_.clear();  // keeps the capacity for flows added later
-    next_start_ = 0;
-  }
-}
-
-void RdmaTransport::queue_earliest_start() {
-  const PendingStart* e = earliest_start();
-  if (!e) return;
-  Sender& s = flows_[e->flow.index()];
-  if (s.start_queued) return;
-  s.start_queued = true;
-  ++queued_starts_;
-  sim().schedule_reserved(e->start, e->seq, handler_, kFlowStart, e->flow.index());
-}
-
-void RdmaTransport::on_start_event(FlowId f) {
-  Sender& s = flows_[f.index()];
-  s.start_queued = false;
-  --queued_starts_;
-  // Every flow earlier than f has a queued event (or wake-up) that fires first.
-  const PendingStart* e = earliest_start();
-  if (!e || e->flow != f) {
-    std::fprintf(stderr, "rocelab: internal error: flow %u starts before flow %u\n", f.index(),
-                 e ? e->flow.index() : 0u);
-    std::abort();
-  }
-  pop_earliest_start();
-  queue_earliest_start();
-  start_flow(f);
 }
 
 void RdmaTransport::reserve_flows(size_t n) {
@@ -235,17 +167,9 @@ void RdmaTransport::set_hold(FlowId f, bool hold) {
   if (!hold && flows_[f.index()].started) kick(f);
 }
 
-void RdmaTransport::on_event(uint32_t kind, uint64_t arg) {
-  if (kind == kFlowStart) {
-    on_start_event(FlowId(static_cast<uint32_t>(arg)));
-    return;
-  }
-  if (kind == kStartWakeup) {
-    start_wakeup_queued_ = false;
-    queue_earliest_start();
-    return;
-  }
-  // Retransmission timeout: go back to the oldest unacknowledged byte.
+void RdmaTransport::on_event(uint32_t, uint64_t arg) {
+  // Retransmission timeout (the only event of the transport's own): go back to the oldest
+  // unacknowledged byte.
   const FlowId f(Simulator::timer_key(arg));
   Sender& s = flows_[f.index()];
   if (!sim().timer_fired(s.rto, arg, handler_, kRto) || s.finished) return;

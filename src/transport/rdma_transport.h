@@ -17,6 +17,7 @@
 #include "net/network.h"
 #include "sim/random.h"
 #include "transport/congestion_control.h"
+#include "transport/flow_starts.h"
 #include "transport/host_path.h"
 #include "transport/loss_recovery.h"
 #include "transport/packet_bitmap.h"
@@ -168,18 +169,7 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   void on_event(uint32_t kind, uint64_t arg) override;
 
  private:
-  enum EventKind : uint32_t { kFlowStart = 0, kRto = 1, kStartWakeup = 2 };
-  // A flow not started yet. Its sequence number is reserved when it is added, so its start
-  // event, put in the queue only when it is the earliest, orders among simultaneous events
-  // exactly as if every start had been queued up front; seq order is id order.
-  struct PendingStart {
-    Time start;
-    uint64_t seq;
-    FlowId flow;
-    bool operator<(const PendingStart& o) const {
-      return start != o.start ? start < o.start : seq < o.seq;
-    }
-  };
+  enum EventKind : uint32_t { kRto = 1 };
   // Line-aligned (two lines).
   struct alignas(64) Sender {
     // First, what the NIC's scan of its active flows reads for each (pull_data, next_seq):
@@ -187,7 +177,6 @@ class RdmaTransport final : public HostAgent, public EventHandler {
     bool hold = false;
     bool in_recovery = false;
     bool started = false;
-    bool start_queued = false;  // its start event is in the simulator's queue
     bool finished = false;
     bool counted_unsent = false;  // counted in its host's with_unsent
     uint16_t sport = 0;
@@ -216,13 +205,6 @@ class RdmaTransport final : public HostAgent, public EventHandler {
     const FlowControl* gate = nullptr;
   };
 
-  // The start cursor: the earliest flow not started yet, and taking it off.
-  static bool later_start(const PendingStart& a, const PendingStart& b);  // heap order
-  const PendingStart* earliest_start() const;
-  void pop_earliest_start();
-  // Queues the earliest pending start's event unless it is queued already.
-  void queue_earliest_start();
-  void on_start_event(FlowId f);
   void start_flow(FlowId f);
   void finish_flow(FlowId f);
   // (Re)starts f's retransmission timer, one rto from now; nothing when rto is 0 (no timer).
@@ -263,16 +245,7 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   std::vector<ReceiverState> receivers_;
   std::vector<FlowRecord> records_;
   std::vector<HostQueues> hosts_;  // by node id (switch slots stay empty)
-  // Flows not started yet, kept here rather than as one queued event each (the event queue
-  // would hold one slot per future flow and every event would pay for the bigger heap).
-  // starts_ from next_start_ on is sorted (flows added in start order, the usual case,
-  // append in O(1)); flows added earlier than its last go to the min-heap late_starts_.
-  std::vector<PendingStart> starts_;
-  size_t next_start_ = 0;
-  std::vector<PendingStart> late_starts_;
-  // A wake-up event is queued (see add_flow): it queues the earliest start when it fires.
-  bool start_wakeup_queued_ = false;
-  size_t queued_starts_ = 0;  // flows whose start event is in the queue
+  FlowStarts starts_;              // when each flow starts (calls start_flow)
   TransportCounters counters_;
   std::vector<uint64_t> ood_histogram_ = std::vector<uint64_t>(kOodBuckets, 0);
   std::function<void(const FlowRecord&)> on_finish_;
