@@ -140,7 +140,7 @@ void RdmaTransport::reserve_flows(size_t n) {
 
 size_t RdmaTransport::active_flows() const {
   size_t n = 0;
-  for (const auto& h : hosts_) n += h.active.size();
+  for (const auto& h : hosts_) n += h.nic.active();
   return n;
 }
 
@@ -192,7 +192,7 @@ void RdmaTransport::start_flow(FlowId f) {
     finish_flow(f);
     return;
   }
-  hosts_[s.src.index()].active.push_back(f);
+  hosts_[s.src.index()].nic.activate(f);
   count_unsent(s);
   if (cc_->window_cap_bdp() > 0)
     s.window_cap_bytes = std::max<uint64_t>(
@@ -207,12 +207,7 @@ void RdmaTransport::finish_flow(FlowId f) {
   s.finished = true;
   count_unsent(s);
   sim().cancel(s.rto);
-  auto& active = hosts_[s.src.index()].active;
-  const auto it = std::find(active.begin(), active.end(), f);
-  if (it != active.end()) {
-    *it = active.back();
-    active.pop_back();
-  }
+  hosts_[s.src.index()].nic.deactivate(f);
   records_[f.index()].finish = sim().now();
   ++counters_.flows_finished;
   cc_->on_flow_finish(f);
@@ -232,71 +227,78 @@ bool RdmaTransport::next_seq(FlowId f, Sender& s, uint64_t* seq) {
 
 PacketId RdmaTransport::pull_data(NodeId host, const EgressPort& port, Time* next_ready) {
   HostQueues& hq = hosts_[host.index()];
-  const size_t n = hq.active.size();
   const Time now = sim().now();
   Time earliest = Time::never();
   // The RESUME kicks us. A NIC with fewer queues carries the class in its last queue.
   if (port.paused(port.queue_of_priority(cfg_.data_priority))) return PacketId::invalid();
-  // Round robin from where the last packet left off; rr is past the end only after a flow
-  // left the list (no division per pull).
-  size_t idx = hq.rr < n ? hq.rr : (n ? hq.rr % n : 0);
-  for (size_t i = 0; i < n; ++i, idx = idx + 1 == n ? 0 : idx + 1) {
-    const FlowId f = hq.active[idx];
-    Sender& s = flows_[f.index()];
-    uint64_t seq = 0;
-    if (s.hold || !next_seq(f, s, &seq)) continue;
-    if (hq.gate && hq.gate->flow_paused(s.flow_hash)) continue;
-    if (s.next_send > now) {
-      earliest = std::min(earliest, s.next_send);
-      continue;
-    }
-    hq.rr = idx + 1 == n ? 0 : idx + 1;
-
-    const PacketId id = ctx_.alloc_packet();
-    Packet& p = ctx_.pkt(id);
-    const uint32_t payload =
-        static_cast<uint32_t>(std::min<uint64_t>(ctx_.wire.mtu_payload_bytes, s.size - seq));
-    p.type = PacketType::kData;
-    p.priority = cfg_.data_priority;
-    p.payload_bytes = payload;
-    p.wire_bytes = ctx_.wire.data_wire_bytes(payload);
-    p.src = s.src;
-    p.dst = s.dst;
-    p.flow = f;
-    p.seq = seq;
-    p.flow_hash = s.flow_hash;
-    p.sport = s.sport;
-    p.dport = s.dport;
-    p.sent_time = now;
-    p.first_of_flow = seq == 0 && s.high_sent == 0;
-    path_->on_send(f, p);
-    // A pinned flow goes its own way whatever the policy chose (a policy that keeps
-    // per-path state, Hermes, reads the pin itself).
-    if (f.index() < pinned_paths_.size() && pinned_paths_[f.index()] != kNotPinned) [[unlikely]]
-      pin_path_from_host(p, pinned_paths_[f.index()]);
-
-    ++counters_.data_packets_sent;
-    counters_.payload_bytes_sent += payload;
-    if (seq < s.high_sent) counters_.retransmitted_bytes += payload;
-    if (seq == s.snd_nxt) {
-      s.snd_nxt += payload;
-    } else {
-      recovery_->on_hole_sent(f, seq + payload);
-    }
-    // The timer runs while something is in flight: a packet sent while it is not armed
-    // (the first after an idle spell or after a timeout) starts it; under
-    // rto_restarts_on_send every packet restarts it.
-    if (cfg_.rto_restarts_on_send || !s.rto.armed()) restart_rto(s, f);
-    s.high_sent = std::max(s.high_sent, seq + payload);
-    count_unsent(s);
-    s.next_send =
-        now + (s.rate_bps == port.rate_bps() ? port.tx_time(p.wire_bytes)
-                                             : ctx_.wire.serialize(p.wire_bytes, s.rate_bps));
-    cc_->on_packet_sent(f, p);
-    return id;
+  // The next flow, round robin, with a sequence it may send now (window, holes, holds,
+  // the gate) and its pacing gap over.
+  uint64_t seq = 0;
+  const FlowId f = hq.nic.pick(
+      [&](FlowId g, Time* ready_at) {
+        Sender& s = flows_[g.index()];
+        if (s.hold || !next_seq(g, s, &seq)) return false;
+        if (hq.gate && hq.gate->flow_paused(s.flow_hash)) return false;
+        if (s.next_send > now) {
+          *ready_at = s.next_send;
+          return false;
+        }
+        return true;
+      },
+      &earliest);
+  if (!f.valid()) {
+    *next_ready = earliest;
+    return PacketId::invalid();
   }
-  *next_ready = earliest;
-  return PacketId::invalid();
+  return send_data(f, seq, port);
+}
+
+// The sender: flow f's packet at `seq` leaves the NIC through `port` now.
+PacketId RdmaTransport::send_data(FlowId f, uint64_t seq, const EgressPort& port) {
+  Sender& s = flows_[f.index()];
+  const Time now = sim().now();
+  const PacketId id = ctx_.alloc_packet();
+  Packet& p = ctx_.pkt(id);
+  const uint32_t payload =
+      static_cast<uint32_t>(std::min<uint64_t>(ctx_.wire.mtu_payload_bytes, s.size - seq));
+  p.type = PacketType::kData;
+  p.priority = cfg_.data_priority;
+  p.payload_bytes = payload;
+  p.wire_bytes = ctx_.wire.data_wire_bytes(payload);
+  p.src = s.src;
+  p.dst = s.dst;
+  p.flow = f;
+  p.seq = seq;
+  p.flow_hash = s.flow_hash;
+  p.sport = s.sport;
+  p.dport = s.dport;
+  p.sent_time = now;
+  p.first_of_flow = seq == 0 && s.high_sent == 0;
+  path_->on_send(f, p);
+  // A pinned flow goes its own way whatever the policy chose (a policy that keeps
+  // per-path state, Hermes, reads the pin itself).
+  if (f.index() < pinned_paths_.size() && pinned_paths_[f.index()] != kNotPinned) [[unlikely]]
+    pin_path_from_host(p, pinned_paths_[f.index()]);
+
+  ++counters_.data_packets_sent;
+  counters_.payload_bytes_sent += payload;
+  if (seq < s.high_sent) counters_.retransmitted_bytes += payload;
+  if (seq == s.snd_nxt) {
+    s.snd_nxt += payload;
+  } else {
+    recovery_->on_hole_sent(f, seq + payload);
+  }
+  // The timer runs while something is in flight: a packet sent while it is not armed
+  // (the first after an idle spell or after a timeout) starts it; under
+  // rto_restarts_on_send every packet restarts it.
+  if (cfg_.rto_restarts_on_send || !s.rto.armed()) restart_rto(s, f);
+  s.high_sent = std::max(s.high_sent, seq + payload);
+  count_unsent(s);
+  s.next_send =
+      now + (s.rate_bps == port.rate_bps() ? port.tx_time(p.wire_bytes)
+                                           : ctx_.wire.serialize(p.wire_bytes, s.rate_bps));
+  cc_->on_packet_sent(f, p);
+  return id;
 }
 
 void RdmaTransport::on_host_receive(NodeId, PacketId pkt) {

@@ -20,6 +20,7 @@
 #include "transport/flow_starts.h"
 #include "transport/host_path.h"
 #include "transport/loss_recovery.h"
+#include "transport/nic_scheduler.h"
 #include "transport/packet_bitmap.h"
 #include "transport/transport_config.h"
 
@@ -164,7 +165,7 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   // HostAgent
   void on_host_receive(NodeId host, PacketId pkt) override;
   PacketId pull_data(NodeId host, const EgressPort& port, Time* next_ready) override;
-  bool has_data(NodeId host) const override { return hosts_[host.index()].with_unsent > 0; }
+  bool has_data(NodeId host) const override { return hosts_[host.index()].nic.has_unsent(); }
   // EventHandler
   void on_event(uint32_t kind, uint64_t arg) override;
 
@@ -196,11 +197,7 @@ class RdmaTransport final : public HostAgent, public EventHandler {
     TimerSlot rto;
   };
   struct HostQueues {
-    std::vector<FlowId> active;
-    size_t rr = 0;
-    // Active flows with bytes not sent yet or holes to resend: while none, the NIC need not
-    // ask for data at the end of each frame (every change that adds some kicks it).
-    uint32_t with_unsent = 0;
+    NicScheduler nic;
     // The NIC's per-flow gate (FlowControl::gates_flows: BFC's pauses), else null.
     const FlowControl* gate = nullptr;
   };
@@ -220,6 +217,8 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   // The sequence a flow sends next (a hole while in recovery, else new data), or false
   // when it has nothing it may send now.
   bool next_seq(FlowId f, Sender& s, uint64_t* seq);
+  // Builds and accounts flow f's data packet at `seq`, leaving through `port` now.
+  PacketId send_data(FlowId f, uint64_t seq, const EgressPort& port);
   PacketId send_control(const Packet& data, PacketType type, uint64_t seq, uint64_t sack_seq = 0);
   bool advance_una(FlowId f, uint64_t ack_seq, const Packet& ack);
   void kick(FlowId f) { net_.host(flows_[f.index()].src).nic().kick(); }
@@ -227,8 +226,7 @@ class RdmaTransport final : public HostAgent, public EventHandler {
     const bool unsent = s.started && !s.finished && (s.snd_nxt < s.size || s.in_recovery);
     if (unsent == s.counted_unsent) return;
     s.counted_unsent = unsent;
-    uint32_t& n = hosts_[s.src.index()].with_unsent;
-    n = unsent ? n + 1 : n - 1;
+    hosts_[s.src.index()].nic.count_unsent(unsent);
   }
 
   Network& net_;
