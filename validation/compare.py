@@ -96,18 +96,23 @@ def pause_episodes(events, expire_ns=None):
 
 
 def ns3_link_peers(topology):
-    """{(node, if_index): peer node} of an ns-3 topology file. The forks install the Internet
-    stack before the links (its loopback is device 0) and then each link's two devices in
-    file order, so a node's i-th link is its interface i (network-load-balance.cc
-    `internet.Install(n)`, then `qbb.Install(snode, dnode)` per line)."""
+    """({(node, if_index): peer node}, host nodes) of an ns-3 topology file. The forks
+    install the Internet stack before the links (its loopback is device 0) and then each
+    link's two devices in file order, so a node's i-th link is its interface i
+    (network-load-balance.cc `internet.Install(n)`, then `qbb.Install(snode, dnode)` per
+    line)."""
     with open(topology) as f:
-        lines = [line.split() for line in f if line.strip()]
+        lines = [line.split() for line in f]
+    header = lines[0]
+    switches = set(lines[1]) if int(header[1]) > 0 else set()
+    first_link = 2 if int(header[1]) > 0 or (len(lines) > 1 and not lines[1]) else 1
+    links = [p for p in lines[first_link:] if p][:int(header[2])]
     peers, count = {}, {}
-    for a, b in ((p[0], p[1]) for p in lines[2:2 + int(lines[0][2])]):
+    for a, b in ((p[0], p[1]) for p in links):
         for x, y in ((a, b), (b, a)):
             count[x] = count.get(x, 0) + 1
             peers[(x, str(count[x]))] = y
-    return peers, {h for p in lines[2:] for h in p[:2]} - set(lines[1])
+    return peers, {n for p in links for n in p[:2]} - switches
 
 
 def ns3_pfc(path, fork, topology=None):
@@ -163,12 +168,13 @@ def compare_fct(ours, theirs, start_after_ns):
     return rows, missing
 
 
-def fct_figures(flows, reference, start_after_ns):
+def fct_figures(flows, reference, other, start_after_ns):
     """{figure: value} of one side's run: the mean and median FCT (us) per size bucket, over
-    the flows of the reference that started after the warm-up (the same flows on both
-    sides)."""
+    the reference's flows that started after the warm-up and that both sides finished (the
+    same flows on both sides)."""
     out = {}
-    keys = [k for k in reference if k in flows and reference[k][1] >= start_after_ns]
+    keys = [k for k in reference
+            if k in flows and k in other and reference[k][1] >= start_after_ns]
     for name, lo, hi in BUCKETS:
         fcts = [flows[k][2] / 1e3 for k in keys if lo <= reference[k][0] < hi]
         out[f"FCT mean {name} (us)"] = sum(fcts) / len(fcts) if fcts else None
@@ -235,7 +241,14 @@ def write_markdown(path, results):
 
 
 # Two-sided 95% Student t quantiles by degrees of freedom (n - 1 seeds).
-T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
+T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262,
+       10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 16: 2.120, 17: 2.110,
+       18: 2.101, 19: 2.093, 20: 2.086, 25: 2.060, 30: 2.042}
+
+
+def t95(dof):
+    """The largest tabulated quantile at or below dof's (conservative between entries)."""
+    return T95[max(k for k in T95 if k <= max(1, dof))] if dof <= 30 else 1.96
 
 
 def mean_ci(xs):
@@ -243,7 +256,7 @@ def mean_ci(xs):
     if len(xs) < 2:
         return m, 0.0
     sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
-    return m, T95.get(len(xs) - 1, 1.96) * sd / math.sqrt(len(xs))
+    return m, t95(len(xs) - 1) * sd / math.sqrt(len(xs))
 
 
 def welch_differs(xs, ys):
@@ -259,7 +272,7 @@ def welch_differs(xs, ys):
     if se2 == 0:
         return mx != my
     df = se2 ** 2 / ((vx / len(xs)) ** 2 / (len(xs) - 1) + (vy / len(ys)) ** 2 / (len(ys) - 1))
-    return abs(mx - my) / math.sqrt(se2) > T95.get(max(1, int(df)), 1.96)
+    return abs(mx - my) / math.sqrt(se2) > t95(int(df))
 
 
 PFC_METRICS = [("pause episodes", lambda p: p["episodes"], 1),
@@ -302,8 +315,8 @@ def compare_seeds(case, a):
             ours, theirs = read_fct(os.path.join(out, "fct.txt")), read_fct(fct)
             buckets, _ = compare_fct(ours, theirs, start_after)
             fct_ratios.append([b[2] for b in buckets])
-            fct_sides["ns3"].append(fct_figures(theirs, theirs, start_after))
-            fct_sides["rocelab"].append(fct_figures(ours, theirs, start_after))
+            fct_sides["ns3"].append(fct_figures(theirs, theirs, ours, start_after))
+            fct_sides["rocelab"].append(fct_figures(ours, theirs, ours, start_after))
     table = []
     for name, get, digits in PFC_METRICS:
         theirs, ours = [get(p) for p in rows["ns3"]], [get(p) for p in rows["rocelab"]]

@@ -260,7 +260,7 @@ Delta Flb::packet_gap(Time prev, Time now) const {
 // and a current path without a current sample has no known delay (as a candidate without
 // one has none). False when what the switch reads leaves a move unsafe: the flow stays,
 // and Alg. 1's per-path test is not even computed.
-bool Flb::may_move(const Pair& pr, const FlbFlowEntry& e, const Packet& p, Time now) {
+bool Flb::may_move(const Pair& pr, const FlbFlowEntry& e, Time now) {
   if (guard_ == Guard::kLiteral) return true;
   if (guard_ == Guard::kNever) return false;
   if (!fresh_measurement(pr, e.path, now)) {
@@ -269,7 +269,7 @@ bool Flb::may_move(const Pair& pr, const FlbFlowEntry& e, const Packet& p, Time 
   }
   const PortId up_id = pr.first_hop[e.path];
   const EgressPort& up = sw_.port(up_id);
-  const size_t q = sw_.flow_control().classify(up, p);  // the queue p would join
+  const size_t q = e.prev_queue;  // the queue the flow's previous packet joined
   if (guard_ == Guard::kIdle) {
     if (up.queue_bytes(q) == 0 && !up.pfc_paused(q)) return true;
     ++held_uplink_busy_;
@@ -307,7 +307,7 @@ PortId Flb::choose_egress(const SwitchView&, Packet& p, std::span<const PortId> 
     allowed_paths(pr, scratch_allowed_);
     path = pick_min(pr, scratch_allowed_, now);
     ++forced_moves_;
-  } else if (!may_move(pr, e, p, now)) {
+  } else if (!may_move(pr, e, now)) {
     path = e.path;
   } else {
     allowed_paths(pr, scratch_allowed_);
@@ -328,14 +328,9 @@ PortId Flb::choose_egress(const SwitchView&, Packet& p, std::span<const PortId> 
   e.path = path;
   e.last_seen = now;
   e.last_local_ps = local_queue_ps(pr, path);
-  if (guard_ == Guard::kDeparted) {
-    // Where this packet will leave its uplink queue, as the queue's dequeued-byte count.
-    // Only data is counted out (on_dequeue); ACKs sharing the queue (switch.ack_queue:
-    // data) only make the position later than it is, and the flow stay longer.
-    const EgressPort& up = sw_.port(pr.first_hop[path]);
-    const size_t q = sw_.flow_control().classify(up, p);
-    e.prev_end_position = dequeued_bytes(pr.first_hop[path], q) +
-                          static_cast<uint64_t>(up.queue_bytes(q) + p.wire_bytes);
+  if (wants_enqueue()) {
+    routed_entry_ = &e;  // on_enqueue notes where the packet sits
+    routed_packet_ = p.self;
   }
 
   if (pr.last_stamp[path] == Time::never() || now - pr.last_stamp[path] >= pr.probe_interval) {
@@ -349,7 +344,23 @@ PortId Flb::choose_egress(const SwitchView&, Packet& p, std::span<const PortId> 
 
 // ---------------------------------------------------------------- measurement
 
+void Flb::on_enqueue(const SwitchView&, Packet& p, PortId port) {
+  if (routed_entry_ == nullptr || routed_packet_ != p.self) return;
+  FlbFlowEntry& e = *routed_entry_;
+  routed_entry_ = nullptr;
+  const EgressPort& up = sw_.port(port);
+  const size_t q = sw_.flow_control().classify(up, p);  // admitted: its queue is known
+  e.prev_queue = static_cast<uint32_t>(q);
+  // Where this packet will leave its uplink queue, as the queue's dequeued-byte count.
+  // Only data is counted out (on_dequeue); ACKs sharing the queue (switch.ack_queue:
+  // data) only make the position later than it is, and the flow stay longer.
+  if (guard_ == Guard::kDeparted)
+    e.prev_end_position =
+        dequeued_bytes(port, q) + static_cast<uint64_t>(up.queue_bytes(q) + p.wire_bytes);
+}
+
 bool Flb::on_receive(const SwitchView&, Packet& p, PortId in_port) {
+  routed_entry_ = nullptr;  // a packet routed before and dropped never reached on_enqueue
   const Routing& r = sw_.routing();
   const uint32_t self = sw_.id().index();
   if (cnm_.is_cnm(p)) {

@@ -76,6 +76,13 @@ class Flb final : public LoadBalancer, public EventHandler {
   PortId choose_egress(const SwitchView& sw, Packet& p,
                        std::span<const PortId> candidates) override;
   bool on_receive(const SwitchView& sw, Packet& p, PortId in_port) override;
+  // The departed and idle guards note the uplink queue a flow's packet joined: which data
+  // queue that is, the flow control knows once it has admitted the packet (BFC assigns it
+  // then), so it is read here, not when the path is chosen.
+  bool wants_enqueue() const override {
+    return guard_ == Guard::kDeparted || guard_ == Guard::kIdle;
+  }
+  void on_enqueue(const SwitchView& sw, Packet& p, PortId port) override;
   enum class Guard : uint8_t { kLiteral, kDeparted, kIdle, kNever };  // reroute_guard
   void on_dequeue(const SwitchView& sw, Packet& p, PortId port, size_t queue) override;
   void add_stats(std::vector<Stat>& out) const override;
@@ -149,7 +156,7 @@ class Flb final : public LoadBalancer, public EventHandler {
   int64_t local_queue_ps(const Pair& p, uint16_t path) const;
   void stamp_departure(Packet& p) const;
   Delta packet_gap(Time prev, Time now) const;
-  bool may_move(const Pair& pr, const FlbFlowEntry& e, const Packet& p, Time now);
+  bool may_move(const Pair& pr, const FlbFlowEntry& e, Time now);
   static bool is_isolation_path(const Pair& pr, uint16_t path);
   uint64_t& dequeued_bytes(PortId port, size_t queue) {
     return dequeued_bytes_[port.index() * queue_stride_ + queue];
@@ -209,6 +216,10 @@ class Flb final : public LoadBalancer, public EventHandler {
   // guard only, the one that reads them.
   std::vector<uint64_t> dequeued_bytes_;
   size_t queue_stride_ = 1;
+  // The flow entry of the packet just routed to an uplink, until it joins the queue
+  // (on_enqueue, in the same event; a packet the buffer drops never does).
+  FlbFlowEntry* routed_entry_ = nullptr;
+  PacketId routed_packet_ = PacketId::invalid();
   uint64_t held_stale_current_ = 0, held_not_departed_ = 0, held_uplink_busy_ = 0;
   uint64_t reroutes_ = 0, cnms_sent_ = 0, isolations_ = 0, isolation_timeouts_ = 0, probes_ = 0;
   static constexpr uint32_t kIsolationTimerKind = 0;

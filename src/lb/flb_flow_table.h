@@ -17,9 +17,11 @@ struct FlbFlowEntry {
   // Local queueing delay (ps) the flow's previous packet met at its path's first hop: with
   // the path's sampled delay, the delay that packet sees (Alg. 1's p.t_OWD for it).
   int64_t last_local_ps = 0;
-  // Where the previous packet sits in its uplink queue: the queue's dequeued-byte count at
-  // which it has left (written and read under the departed guard of Flb only).
+  // Where the previous packet sits in its uplink queue: the data queue it joined and the
+  // queue's dequeued-byte count at which it has left (written as it joins the queue, under
+  // the departed and idle guards of Flb only).
   uint64_t prev_end_position = 0;
+  uint32_t prev_queue = 0;
 };
 
 class FlbFlowTable : public EdgeFlowTable<FlbFlowEntry> {

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <typeindex>
+#include <typeinfo>
 #include <vector>
 
 #include "net/packet.h"

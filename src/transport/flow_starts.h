@@ -19,6 +19,9 @@ class FlowStarts final : public EventHandler {
  public:
   // `start` is called once per flow, at its start time.
   FlowStarts(Simulator& sim, std::function<void(FlowId)> start);
+  // The simulator holds `this` as an event handler.
+  FlowStarts(const FlowStarts&) = delete;
+  FlowStarts& operator=(const FlowStarts&) = delete;
   // Flow f (ids dense from 0, added in id order) starts at `at`, not before now.
   void add(FlowId f, Time at);
   void reserve(size_t n);

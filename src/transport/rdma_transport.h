@@ -174,12 +174,12 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   // Line-aligned (two lines).
   struct alignas(64) Sender {
     // First, what the NIC's scan of its active flows reads for each (pull_data, next_seq):
-    // a flow that cannot send costs one cache line, not four.
+    // a flow that cannot send costs one cache line, not two.
     bool hold = false;
     bool in_recovery = false;
     bool started = false;
     bool finished = false;
-    bool counted_unsent = false;  // counted in its host's with_unsent
+    bool counted_unsent = false;  // counted in its host NIC's NicScheduler::count_unsent
     uint16_t sport = 0;
     uint32_t flow_hash = 0;
     uint16_t dport = 0;

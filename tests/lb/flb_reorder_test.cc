@@ -159,6 +159,28 @@ TEST(FlbReorder, UnderTwoPercentOnAFiveMicrosecondLeafSpineUnderLoad) {
   EXPECT_LT(by_default, 0.02);
 }
 
+// The guard reads the queue a flow's packets join, which the flow control decides: the
+// priority's queue under PFC, a hashed one under SFQ, one BFC assigns at admission. Reading
+// the priority's queue left the guard blind under SFQ and BFC: 14.3% and 10.0% of packets
+// reordered in the network, against 1.2% under PFC. Read right: 2.2% and 1.2%.
+TEST(FlbReorder, TheGuardReadsTheQueueTheFlowControlChose) {
+  for (const char* fc : {"pfc", "sfq", "bfc"}) {
+    std::vector<std::string> sets = {
+        "topology.leaves=4",          "topology.spines=4",
+        "topology.hosts_per_leaf=12", "transport.recovery=selective_repeat",
+        "workloads.0.load=0.8",       "workloads.0.load_on=fabric",
+        "workloads.0.stop=2ms",       std::string("fc.name=") + fc};
+    ScenarioConfig c = load_scenario(kSec43, sets);
+    Experiment exp(build_experiment(c));
+    test::run_checked(exp, Time{Delta::from_ms(200).ps});
+    const TransportCounters& t = exp.transport().counters();
+    const double ratio =
+        static_cast<double>(t.network_reordered_packets) / static_cast<double>(t.data_packets_sent);
+    std::printf("network reordering under %s: %.4f\n", fc, ratio);
+    EXPECT_LT(ratio, 0.03) << fc;
+  }
+}
+
 // §3.2: isolation paths = the congested flows' converged rate (C/n each) over the link
 // rate. Four flows to one host at leaf1 are reported as they join, with n = 1, 2, 3, 4: the
 // latest n (4) holds for all of them, one path's worth. Each flow's own first n would sum
