@@ -9,6 +9,9 @@
 #include "fc/fc_registry.h"
 #include "lb/lb_registry.h"
 #include "lb/letflow.h"
+#include "scenario/build/scenario_build.h"
+#include "scenario/config/scenario_config.h"
+#include "scenario/config/yaml_params.h"
 #include "test_util.h"
 #include "workload/flow_size_cdf.h"
 #include "workload/poisson.h"
@@ -167,6 +170,26 @@ TEST(LoadBalancing, LetFlowRepicksOnlyAfterTheFlowletTimeout) {
   EXPECT_GT(across.size(), 2u) << "gaps of 60 us start new flowlets on random next hops";
   EXPECT_EQ(lf.flowlets_started(), 101u);
   net.context().free_packet(pkt);
+}
+
+// A buffer must exceed what the MMU sets aside per port: headroom per lossless class and
+// the pool reserve. A leaf here has 2 ports: 2 x (10 KB + 10 KB) = 40 KB set aside, so a
+// 30 KB buffer (more than the headroom alone) is refused, naming the key.
+TEST(PfcBuffer, ABufferNotAboveHeadroomAndReserveIsRefused) {
+  const std::string base =
+      "topology: {type: leaf_spine, leaves: 2, spines: 1, hosts_per_leaf: 1}\n"
+      "fc: {name: pfc, headroom: 10KB, pool_reserve_per_port: 10KB}\n"
+      "workloads: [{name: w, type: flows, flows: [{src: h0, dst: h1, size: 1KB, start: 0}]}]\n";
+  ScenarioConfig ok = load_scenario_text(base + "switch: {buffer: 41KB}\n", "b.yaml");
+  EXPECT_NO_THROW(build_experiment(ok));
+  ScenarioConfig small = load_scenario_text(base + "switch: {buffer: 30KB}\n", "b.yaml");
+  try {
+    build_experiment(small);
+    ADD_FAILURE() << "a 30 KB buffer was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("switch.buffer"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("40000 B"), std::string::npos) << e.what();
+  }
 }
 
 // The schemes the papers rocelab reproduces compare are there by name (a subset: adding a

@@ -93,9 +93,12 @@ void check_buffer_covers_headroom(const ExperimentSpec& spec) {
   const SwitchConfig sc = resolved_network(spec).switch_config;
   if (!sc.pfc.enabled) return;
   const int classes = std::popcount(sc.pfc.lossless_priorities & 0xffu);
+  // As Mmu::init takes them off the buffer: each port's headroom per lossless class and
+  // its pool reserve.
   std::vector<int64_t> reserved(spec.topology.nodes.size(), 0);
   for (const LinkSpec& l : spec.topology.links) {
-    const int64_t h = pfc_headroom_bytes(sc.pfc, spec.network.wire, l.rate_bps, l.delay) * classes;
+    const int64_t h = pfc_headroom_bytes(sc.pfc, spec.network.wire, l.rate_bps, l.delay) * classes +
+                      sc.pfc.pool_reserve_per_port_bytes;
     reserved[l.a] += h;
     reserved[l.b] += h;
   }
@@ -108,9 +111,9 @@ void check_buffer_covers_headroom(const ExperimentSpec& spec) {
       if (sc.buffers[i].switch_name == name)
         key = "switch.buffers." + std::to_string(i) + ".buffer";
     throw ConfigError(key + ": " + std::to_string(buffer) + " B is not more than the " +
-                      std::to_string(reserved[n]) + " B of PFC headroom switch '" +
-                      spec.topology.nodes[n].name + "' reserves (fc.headroom, or fewer " +
-                      "lossless_priorities)");
+                      std::to_string(reserved[n]) + " B of PFC headroom and pool reserve switch '" +
+                      spec.topology.nodes[n].name + "' sets aside (fc.headroom, " +
+                      "fc.pool_reserve_per_port, or fewer lossless_priorities)");
   }
 }
 
