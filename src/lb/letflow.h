@@ -31,6 +31,9 @@ class LetFlow final : public LoadBalancer {
   PortId choose_egress(const SwitchView& sw, Packet& p,
                        std::span<const PortId> candidates) override;
   uint64_t flowlets_started() const { return flowlets_; }
+  void add_stats(std::vector<Stat>& out) const override {
+    out.push_back({"letflow_flowlets", static_cast<double>(flowlets_)});
+  }
 
  private:
   struct Entry {

@@ -169,6 +169,11 @@ TEST(LoadBalancing, LetFlowRepicksOnlyAfterTheFlowletTimeout) {
   for (int i = 1; i <= 100; ++i) across.insert(choice_at(Delta::from_us(4000 + 60 * i)));
   EXPECT_GT(across.size(), 2u) << "gaps of 60 us start new flowlets on random next hops";
   EXPECT_EQ(lf.flowlets_started(), 101u);
+  std::vector<SchemeStat> stats;  // summary.json lb_stats.letflow_flowlets
+  lf.add_stats(stats);
+  ASSERT_EQ(stats.size(), 1u);
+  EXPECT_EQ(stats[0].name, "letflow_flowlets");
+  EXPECT_EQ(stats[0].value, 101.0);
   net.context().free_packet(pkt);
 }
 
