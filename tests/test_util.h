@@ -50,14 +50,17 @@ inline RunStats run_checked(Experiment& exp, Time limit = Time{Delta::from_ms(20
 }
 
 // A load balancer's figure (LoadBalancer::add_stats) summed over every switch.
-inline double lb_stat(Experiment& exp, const std::string& name) {
-  std::vector<LoadBalancer::Stat> stats;
-  for (NodeId s : exp.network().switches())
-    if (auto* lb = exp.network().switch_at(s).load_balancer()) lb->add_stats(stats);
+inline double summed(const std::vector<SchemeStat>& stats, const std::string& name) {
   double v = 0;
   for (const auto& st : stats)
     if (st.name == name) v += st.value;
   return v;
+}
+inline double lb_stat(Experiment& exp, const std::string& name) {
+  std::vector<SchemeStat> stats;
+  for (NodeId s : exp.network().switches())
+    if (auto* lb = exp.network().switch_at(s).load_balancer()) lb->add_stats(stats);
+  return summed(stats, name);
 }
 
 // A switch feature's figure (SwitchFeature::add_stats) summed over every switch.
@@ -65,10 +68,7 @@ inline double feature_stat(Experiment& exp, const std::string& name) {
   std::vector<SchemeStat> stats;
   for (NodeId s : exp.network().switches())
     for (const auto& f : exp.network().switch_at(s).features()) f->add_stats(stats);
-  double v = 0;
-  for (const auto& st : stats)
-    if (st.name == name) v += st.value;
-  return v;
+  return summed(stats, name);
 }
 
 }  // namespace rocelab::test

@@ -330,7 +330,6 @@ PortId Flb::choose_egress(const SwitchView&, Packet& p, std::span<const PortId> 
   e.last_local_ps = local_queue_ps(pr, path);
   if (wants_enqueue()) {
     routed_entry_ = &e;  // on_enqueue notes where the packet sits
-    routed_packet_ = p.self;
   }
 
   if (pr.last_stamp[path] == Time::never() || now - pr.last_stamp[path] >= pr.probe_interval) {
@@ -345,7 +344,7 @@ PortId Flb::choose_egress(const SwitchView&, Packet& p, std::span<const PortId> 
 // ---------------------------------------------------------------- measurement
 
 void Flb::on_enqueue(const SwitchView&, Packet& p, PortId port) {
-  if (routed_entry_ == nullptr || routed_packet_ != p.self) return;
+  if (routed_entry_ == nullptr) return;
   FlbFlowEntry& e = *routed_entry_;
   routed_entry_ = nullptr;
   const EgressPort& up = sw_.port(port);

@@ -217,9 +217,9 @@ class Flb final : public LoadBalancer, public EventHandler {
   std::vector<uint64_t> dequeued_bytes_;
   size_t queue_stride_ = 1;
   // The flow entry of the packet just routed to an uplink, until it joins the queue
-  // (on_enqueue, in the same event; a packet the buffer drops never does).
+  // (on_enqueue, in the same call; one the buffer drops never does, and the next arrival's
+  // on_receive forgets it).
   FlbFlowEntry* routed_entry_ = nullptr;
-  PacketId routed_packet_ = PacketId::invalid();
   uint64_t held_stale_current_ = 0, held_not_departed_ = 0, held_uplink_busy_ = 0;
   uint64_t reroutes_ = 0, cnms_sent_ = 0, isolations_ = 0, isolation_timeouts_ = 0, probes_ = 0;
   static constexpr uint32_t kIsolationTimerKind = 0;

@@ -16,7 +16,7 @@ void FlowStarts::reserve(size_t n) {
 }
 
 void FlowStarts::add(FlowId f, Time at) {
-  queued_.resize(std::max<size_t>(queued_.size(), f.index() + 1), 0);
+  queued_.resize(f.index() + 1, 0);  // ids are dense and added in order
   const Pending ps{at, sim_.reserve_seq(), f};
   if (next_ == pending_.size() || !(ps < pending_.back())) {
     pending_.push_back(ps);

@@ -161,8 +161,8 @@ TEST(FlbReorder, UnderTwoPercentOnAFiveMicrosecondLeafSpineUnderLoad) {
 
 // The guard reads the queue a flow's packets join, which the flow control decides: the
 // priority's queue under PFC, a hashed one under SFQ, one BFC assigns at admission. Reading
-// the priority's queue left the guard blind under SFQ and BFC: 14.3% and 10.0% of packets
-// reordered in the network, against 1.2% under PFC. Read right: 2.2% and 1.2%.
+// the priority's queue, another than the flow's under SFQ and BFC, 14.3% and 10.0% of the
+// packets were reordered in the network, against 1.2% under PFC. Read right: 2.2% and 1.2%.
 TEST(FlbReorder, TheGuardReadsTheQueueTheFlowControlChose) {
   for (const char* fc : {"pfc", "sfq", "bfc"}) {
     std::vector<std::string> sets = {

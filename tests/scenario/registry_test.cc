@@ -138,8 +138,9 @@ TEST_P(EveryRegisteredScheme, KeepsTheInvariantsUnderLoadAndIncast) {
   Experiment exp(build_experiment(c));
   test::run_checked(exp, Time{Delta::from_ms(500).ps});
   EXPECT_GT(exp.transport().flow_count(), 20u);
-  if (GetParam().family == "transport.recovery")
+  if (GetParam().family == "transport.recovery") {
     EXPECT_GT(exp.transport().counters().out_of_order_packets, 0u) << "the recovery had work";
+  }
 }
 
 // The scenario above is a test of something: under the defaults (ECMP, DCQCN, PFC) its
