@@ -14,9 +14,10 @@ import sys
 ROOT = sys.argv[1] if len(sys.argv) > 1 else "runs/bfc"
 OUT = sys.argv[2] if len(sys.argv) > 2 else ROOT
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "cli"))
-from rocelab_plot import mean_ci as _mean_ci, percentile  # noqa: E402
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+try:
+    from rocelab.stats import mean_ci as _mean_ci, percentile
+except ImportError:
+    sys.exit("bfc_report.py: needs the rocelab Python package on the path: PYTHONPATH=python")
 from flb_report import table  # noqa: E402  (markdown table; the module only defines)
 
 csv.field_size_limit(1 << 24)

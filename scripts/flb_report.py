@@ -11,8 +11,10 @@ import sys
 ROOT = sys.argv[1] if len(sys.argv) > 1 else "runs/flb"
 # The interval as rocelab computes it (src/stats/confidence.cc), from the plot script.
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "cli"))
-from rocelab_plot import mean_ci as _mean_ci  # noqa: E402
+try:
+    from rocelab.stats import mean_ci as _mean_ci
+except ImportError:
+    sys.exit("flb_report.py: needs the rocelab Python package on the path: PYTHONPATH=python")
 
 
 def mean_ci(xs):

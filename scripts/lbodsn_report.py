@@ -13,8 +13,11 @@ ROOT = sys.argv[1] if len(sys.argv) > 1 else "runs/lbodsn"
 FLB_ROOT = os.path.join(os.path.dirname(ROOT.rstrip("/")), "flb")
 PROTEUS_ROOT = os.path.join(os.path.dirname(ROOT.rstrip("/")), "proteus")
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "cli"))
-from sweep_results import fmt, get, load_runs as load  # noqa: E402
+try:
+    from rocelab.results import get, load_runs as load
+    from rocelab.stats import fmt
+except ImportError:
+    sys.exit("lbodsn_report.py: needs the rocelab Python package on the path: PYTHONPATH=python")
 
 LBODSN = "lbodsn+dcqcn"
 ORDER = [LBODSN, "lbodsn-fcn-off", "conweave+dcqcn", "conga+dcqcn", "letflow+dcqcn", "drill+dcqcn", "ecmp+dcqcn",

@@ -10,9 +10,12 @@ import sys
 
 ROOT = sys.argv[1] if len(sys.argv) > 1 else "runs/proteus"
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "cli"))
-from rocelab_plot import binned, flows_of, size_edges  # noqa: E402
-from sweep_results import fmt, get, load_runs  # noqa: E402
+try:
+    from rocelab.plot import binned, flows_of, size_edges
+    from rocelab.results import get, load_runs
+    from rocelab.stats import fmt
+except ImportError:
+    sys.exit("proteus_report.py: needs the rocelab Python package on the path: PYTHONPATH=python")
 
 PROTEUS = "proteus+dcqcn"
 ORDER = ["ecmp+dcqcn", "conga+dcqcn", "drill+dcqcn", "hermes+dcqcn", "mprdma", "ideal", PROTEUS,

@@ -27,6 +27,6 @@ for s in $sweeps; do
   echo "== $s" >&2
   ${ROCELAB_LAUNCH:-} $R sweep "scenarios/bfc/sweeps/$s.yaml" --out "$OUT/$s" "${seeds[@]}" || status=1
 done
-/usr/bin/python3 scripts/bfc_report.py "$OUT" "$OUT" > "$OUT/results.md"
+PYTHONPATH=python /usr/bin/python3 scripts/bfc_report.py "$OUT" "$OUT" > "$OUT/results.md"
 echo "done: $OUT/results.md; figures $OUT/bfc_*.png (docs/reproduction/ holds a copy)" >&2
 exit $status

@@ -35,7 +35,7 @@ for s in $sweeps; do
   ${ROCELAB_LAUNCH:-} $R sweep "scenarios/flb/sweeps/$s.yaml" --out "$OUT/$s" "${seeds[@]}" || status=1
   $R report "$OUT/$s" >/dev/null || status=1
 done
-/usr/bin/python3 scripts/flb_report.py "$OUT" > "$OUT/results.md"
-/usr/bin/python3 scripts/flb_plots.py "$OUT" "$OUT"
+PYTHONPATH=python /usr/bin/python3 scripts/flb_report.py "$OUT" > "$OUT/results.md"
+PYTHONPATH=python /usr/bin/python3 scripts/flb_plots.py "$OUT" "$OUT"
 echo "done: $OUT/results.md, $OUT/*/report.md; figures in $OUT (docs/reproduction/ holds a copy)" >&2
 exit $status

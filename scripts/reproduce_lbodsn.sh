@@ -31,6 +31,6 @@ case $mode in
       runs/proteus/fig10_websearch_load_lbodsn ;;
   *) echo "usage: $0 [--quick]" >&2; exit 2 ;;
 esac
-/usr/bin/python3 scripts/lbodsn_report.py "$OUT" > "$OUT/results.md"
+PYTHONPATH=python /usr/bin/python3 scripts/lbodsn_report.py "$OUT" > "$OUT/results.md"
 echo "done: $OUT/results.md" >&2
 exit $status

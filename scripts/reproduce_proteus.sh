@@ -34,6 +34,6 @@ for s in $sweeps; do
   echo "== $s" >&2
   ${ROCELAB_LAUNCH:-} $R sweep "scenarios/proteus/sweeps/$s.yaml" --out "$OUT/$s" "${seeds[@]}" || status=1
 done
-/usr/bin/python3 scripts/proteus_report.py "$OUT" > "$OUT/results.md"
+PYTHONPATH=python /usr/bin/python3 scripts/proteus_report.py "$OUT" > "$OUT/results.md"
 echo "done: $OUT/results.md" >&2
 exit $status

@@ -2,6 +2,7 @@
 """Cross-validation against the ns-3 reference simulators: runs rocelab on every case of
 validation/cases.json and compares its FCTs and PFC pauses with the committed ns-3 outputs.
 
+With the rocelab Python package on the path (PYTHONPATH=python, from the checkout's root):
   validation/compare.py                  every case, table to stdout
   validation/compare.py --case NAME ...  some cases
   validation/compare.py --check          exit 1 when a case misses the tolerances
@@ -23,6 +24,12 @@ import math
 import os
 import subprocess
 import sys
+
+try:
+    from rocelab.stats import mean_ci, percentile as nearest_rank, t975
+except ImportError:
+    sys.exit("compare.py: needs the rocelab Python package on the path: "
+             "PYTHONPATH=python validation/compare.py ...")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -147,9 +154,7 @@ def rocelab_pfc(summary):
 
 
 def percentile(values, q):
-    # Nearest rank, as rocelab's summaries use.
-    s = sorted(values)
-    return s[max(0, math.ceil(q * len(s)) - 1)]
+    return nearest_rank(sorted(values), 100 * q)
 
 
 def compare_fct(ours, theirs, start_after_ns):
@@ -240,25 +245,6 @@ def write_markdown(path, results):
                         f"{cell(b['p50'])} | {cell(b['p99'])} | {extra} |\n")
 
 
-# Two-sided 95% Student t quantiles by degrees of freedom (n - 1 seeds).
-T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262,
-       10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 16: 2.120, 17: 2.110,
-       18: 2.101, 19: 2.093, 20: 2.086, 25: 2.060, 30: 2.042}
-
-
-def t95(dof):
-    """The largest tabulated quantile at or below dof's (conservative between entries)."""
-    return T95[max(k for k in T95 if k <= max(1, dof))] if dof <= 30 else 1.96
-
-
-def mean_ci(xs):
-    m = sum(xs) / len(xs)
-    if len(xs) < 2:
-        return m, 0.0
-    sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
-    return m, t95(len(xs) - 1) * sd / math.sqrt(len(xs))
-
-
 def welch_differs(xs, ys):
     """Whether two sets of per-seed values have different means at the 5% level (Welch's t
     test; degrees of freedom by Welch-Satterthwaite, rounded down, which is conservative)."""
@@ -272,7 +258,7 @@ def welch_differs(xs, ys):
     if se2 == 0:
         return mx != my
     df = se2 ** 2 / ((vx / len(xs)) ** 2 / (len(xs) - 1) + (vy / len(ys)) ** 2 / (len(ys) - 1))
-    return abs(mx - my) / math.sqrt(se2) > t95(int(df))
+    return abs(mx - my) / math.sqrt(se2) > t975(int(df))
 
 
 PFC_METRICS = [("pause episodes", lambda p: p["episodes"], 1),

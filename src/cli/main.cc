@@ -1,5 +1,6 @@
 // The rocelab command: thin, it parses arguments and calls scenario/.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <CLI/CLI.hpp>
 
 #include <atomic>
@@ -22,6 +23,7 @@
 #include "scenario/config/topology_types.h"
 #include "scenario/config/workload_types.h"
 #include "scenario/config/yaml_params.h"
+#include "scenario/results/schema.h"
 #include "scenario/run/runner.h"
 #include "sim/units.h"
 #include "transport/host_path.h"
@@ -36,6 +38,44 @@ namespace {
 std::atomic<bool> g_interrupted{false};
 extern "C" void on_signal(int) {
   g_interrupted.store(true);
+}
+
+// `rocelab schema [KEY|FILE] [--markdown]`.
+int cmd_schema(const std::string& key, bool markdown) {
+  const ResultsSchema& schema = results_schema();
+  const auto& files = schema.files();
+  if (key.empty() || std::find(files.begin(), files.end(), key) != files.end()) {
+    if (!markdown && key.empty()) {
+      std::printf("%s", schema.json_text().c_str());
+      return 0;
+    }
+    for (const std::string& f : files) {
+      if (!key.empty() && f != key) continue;
+      if (markdown)
+        std::printf("%s%s", key.empty() ? ("### " + f + "\n\n").c_str() : "",
+                    schema.markdown(f).c_str());
+      else
+        for (const ResultKey& k : schema.keys(f))
+          std::printf("%-40s %-8s %s\n", k.key.c_str(), k.unit.c_str(), k.meaning.c_str());
+      if (key.empty()) std::printf("\n");
+    }
+    return 0;
+  }
+  // A key, of summary.json unless it names its file ("flows.csv:fct_ns").
+  const size_t colon = key.find(':');
+  const std::string file = colon == std::string::npos ? "summary.json" : key.substr(0, colon);
+  const std::string name = colon == std::string::npos ? key : key.substr(colon + 1);
+  if (std::find(files.begin(), files.end(), file) == files.end())
+    throw ConfigError("schema: no results file '" + file +
+                      "'; files: " + fmt::format("{}", fmt::join(files, ", ")));
+  const ResultKey* k = schema.find(file, name);
+  if (!k)
+    throw ConfigError("schema: " + file + " has no key '" + name + "' (`rocelab schema " + file +
+                      "` lists them)");
+  std::printf("%s: %s (%s) [%s]: %s%s\n", file.c_str(), name.c_str(), k->key.c_str(),
+              k->unit.c_str(), k->meaning.c_str(),
+              k->when.empty() ? "" : (" Written when " + k->when + ".").c_str());
+  return 0;
 }
 
 ScenarioConfig load(const std::string& path, const std::vector<std::string>& sets,
@@ -186,6 +226,14 @@ int main(int argc, char** argv) {
   rep->add_option("dir", plot_dir, "a sweep, compare or run directory")->required();
   rep->add_option("--out,-o", plot_out, "where report.md/.html go (default DIR)");
 
+  std::string schema_key;
+  bool schema_markdown = false;
+  auto* sch = app.add_subcommand("schema", "what a results key means, and its unit");
+  sch->add_option("key", schema_key,
+                  "a key (by_size.small.p99_slowdown, flows.csv:fct_ns) or a file (sweep.csv); "
+                  "none: the whole schema as JSON");
+  sch->add_flag("--markdown", schema_markdown, "as Markdown tables (docs/output.md)");
+
   auto* val = app.add_subcommand("validate", "check a scenario without running it");
   val->add_option("scenario", scenario, "scenario YAML file")->required();
   val->add_option("--set", sets, "override a parameter: dotted.key=value (repeatable)");
@@ -209,6 +257,7 @@ int main(int argc, char** argv) {
 
   try {
     if (lst->parsed()) return cmd_list();
+    if (sch->parsed()) return cmd_schema(schema_key, schema_markdown);
     if (plt->parsed()) return run_plot_script("plot", plot_dir, plot_out);
     if (rep->parsed()) return run_plot_script("report", plot_dir, plot_out);
     if (swp->parsed()) {

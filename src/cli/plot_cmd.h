@@ -1,5 +1,6 @@
-// `rocelab plot` and `rocelab report`: the embedded script src/cli/rocelab_plot.py, run with
-// Debian's python3 (and python3-matplotlib for the figures).
+// `rocelab plot` and `rocelab report`: the module rocelab.plot of the Python package the
+// binary carries (python/rocelab/), run with Debian's python3 (and python3-matplotlib for
+// the figures).
 #pragma once
 
 #include <string>

@@ -1,13 +1,12 @@
 #include "scenario/results/results.h"
 
-#include "scenario/config/version.h"
-
 #include <filesystem>
 #include <fstream>
 #include <map>
 
 #include "scenario/config/version.h"
 #include "scenario/results/ns3_fct.h"
+#include "scenario/results/schema.h"
 #include "scenario/results/text_lines.h"
 #include "stats/fct_summary.h"
 
@@ -193,7 +192,10 @@ nlohmann::json make_summary(const ScenarioConfig& c, Experiment& exp, const RunS
 void write_flows_csv(const std::string& path, Experiment& exp) {
   std::ofstream file(path);
   TextLines out(file);
-  out.put("id,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,tag,hol_blocked");
+  std::string header;
+  for (const ResultKey& k : results_schema().keys("flows.csv"))
+    header += (header.empty() ? "" : ",") + k.key;
+  out.put(header);
   out.end_line();
   const TopologySpec& topo = exp.network().topology();
   const NetCounters& nc = exp.network().counters();

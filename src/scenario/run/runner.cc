@@ -12,11 +12,12 @@
 #include "cc/cc_registry.h"
 #include "lb/lb_registry.h"
 #include "scenario/build/scenario_build.h"
-#include "sim/units.h"
 #include "scenario/config/yaml_params.h"
 #include "scenario/results/results.h"
+#include "scenario/results/schema.h"
 #include "scenario/run/buffer_sampler.h"
 #include "scenario/run/timeseries.h"
+#include "sim/units.h"
 
 namespace rocelab {
 
@@ -173,40 +174,10 @@ std::vector<std::pair<std::string, std::string>> headline_values(const nlohmann:
     if (v.is_boolean()) return std::string(v.get<bool>() ? "true" : "false");
     return v.is_string() ? v.get<std::string>() : v.dump();
   };
-  for (const char* k : {"flows_total",
-                        "flows_completed",
-                        "drops",
-                        "pfc_pause_frames",
-                        "afct_us",
-                        "p99_fct_us",
-                        "mean_slowdown",
-                        "p99_slowdown",
-                        "paused_links",
-                        "mean_paused_time_fraction",
-                        "fabric_utilization",
-                        "host_link_utilization",
-                        "switch_buffer_p99_kb",
-                        "ecn_marks",
-                        "cnps",
-                        "cnps_suppressed",
-                        "disordered_ratio",
-                        "network_reordered_ratio",
-                        "hol_blocked_flows",
-                        "hol_blocked_flow_ratio",
-                        "ood_p99_packets",
-                        "retransmitted_bytes",
-                        "events",
-                        "sim_time_ns",
-                        "wall_s",
-                        "events_per_s",
-                        "complete"})
-    if (s.contains(k)) out.emplace_back(k, num(s[k]));
-  for (const char* b : {"small", "medium", "large"})
-    for (const char* k : {"flows", "afct_us", "p99_fct_us", "mean_slowdown", "p99_slowdown"})
-      out.emplace_back(fmt::format("by_size.{}.{}", b, k), num(s["by_size"][b][k]));
-  for (const char* l : {"edge", "aggregation", "core"})
-    out.emplace_back(fmt::format("pfc_pause_rate_per_s_by_layer.{}", l),
-                     num(s["pfc_pause_rate_per_s_by_layer"][l]));
+  // The columns the schema names (python/rocelab/schema.json "headline"), where the summary
+  // has them: switch_buffer_p99_kb only with buffer sampling.
+  for (const std::string& key : results_schema().headline())
+    if (const nlohmann::json* v = find_dotted(s, key)) out.emplace_back(key, num(*v));
   return out;
 }
 

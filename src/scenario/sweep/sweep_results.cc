@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "scenario/results/schema.h"
 #include "scenario/run/runner.h"
 #include "scenario/sweep/sweep.h"
 #include "stats/confidence.h"
@@ -81,7 +82,7 @@ const char* status_name(RunOutcome::Status s) {
 
 // Headline figures that depend on the machine, not on the model: kept out of sweep.csv.
 bool is_wall_clock(const std::string& key) {
-  return key == "wall_s" || key == "events_per_s" || key == "complete";
+  return results_schema().machine_dependent(key);
 }
 
 // Headline keys in order of first appearance over the finished runs.

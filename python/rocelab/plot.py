@@ -1,6 +1,7 @@
 """Figures and reports of rocelab results (`rocelab plot DIR`, `rocelab report DIR`).
 
-Embedded in the rocelab binary and run with Debian's python3 and python3-matplotlib.
+A module of the rocelab Python package, which the rocelab binary carries: `rocelab plot`
+runs `python3 -m rocelab.plot plot DIR OUT` with Debian's python3 and python3-matplotlib.
 DIR is a run directory (summary.json), a compare directory (compare.csv and one run
 directory per scheme) or a sweep directory (sweep.json, sweep.csv, runs.csv, runs/).
 """
@@ -12,30 +13,7 @@ import os
 import sys
 from collections import OrderedDict, defaultdict
 
-# Two-sided 95% Student t quantiles, as src/stats/confidence.cc.
-T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
-        2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
-        2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
-
-
-def t975(dof):
-    if dof <= 0:
-        return 0.0
-    if dof <= 30:
-        return T975[dof - 1]
-    z = 1.959963984540054
-    return z + (z ** 3 + z) / (4 * dof) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * dof * dof)
-
-
-def mean_ci(xs):
-    xs = [x for x in xs if x is not None and not math.isnan(x)]
-    if not xs:
-        return float("nan"), 0.0
-    m = sum(xs) / len(xs)
-    if len(xs) < 2:
-        return m, 0.0
-    sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
-    return m, t975(len(xs) - 1) * sd / math.sqrt(len(xs))
+from .stats import mean_ci, percentile
 
 
 def read_csv(path):
@@ -124,13 +102,6 @@ def flows_of(run_dir):
         if sd is not None:
             out.append((int(r["size_bytes"]), sd))
     return out
-
-
-def percentile(sorted_xs, p):
-    if not sorted_xs:
-        return float("nan")
-    rank = max(1, math.ceil(p / 100 * len(sorted_xs)))  # nearest rank, as rocelab
-    return sorted_xs[rank - 1]
 
 
 def size_edges(samples, bins=12):
@@ -480,7 +451,7 @@ def report(d, out):
 
 def main():
     if len(sys.argv) < 3 or sys.argv[1] not in ("plot", "report"):
-        sys.exit("usage: rocelab_plot.py plot|report DIR [OUT]")
+        sys.exit("usage: python3 -m rocelab.plot plot|report DIR [OUT]")
     mode, d = sys.argv[1], sys.argv[2].rstrip("/") or "/"
     if not os.path.isdir(d):
         sys.exit(f"rocelab: error: {d}: no such directory")

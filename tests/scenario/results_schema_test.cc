@@ -1,0 +1,125 @@
+// The results schema (python/rocelab/schema.json) against what the writers write: every key
+// of a summary is defined and every defined key is written, flows.csv's header is the
+// schema's, the headline keys resolve, and docs/output.md's tables are the schema's.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <set>
+#include <string>
+
+#include "../cli_util.h"
+#include "scenario/config/scenario_config.h"
+#include "scenario/results/schema.h"
+#include "scenario/run/runner.h"
+
+namespace rocelab {
+namespace {
+
+void flatten(const nlohmann::json& j, const std::string& prefix, std::set<std::string>& out) {
+  if (!j.is_object()) {
+    out.insert(prefix);
+    return;
+  }
+  for (const auto& [k, v] : j.items()) flatten(v, prefix.empty() ? k : prefix + "." + k, out);
+}
+
+// LetFlow (reports lb_stats) on a small leaf-spine with two workloads, buffer sampling on.
+nlohmann::json run_small(const std::filesystem::path& dir) {
+  ScenarioConfig c = load_scenario(std::string(ROCELAB_SOURCE_DIR) + "/tests/scenarios/tiny.yaml",
+                                   {"outputs.buffer_sample_interval=5us", "outputs.flows_csv=true",
+                                    "outputs.timeseries_interval=0"});
+  RunOptions o;
+  o.quiet = true;
+  o.out_dir = dir.string();
+  return run_scenario(c, o);
+}
+
+TEST(ResultsSchema, EveryKeyWrittenIsDefinedAndEveryDefinedKeyWritten) {
+  const auto dir = test::temp_dir("schema_keys");
+  const nlohmann::json s = run_small(dir);
+  std::set<std::string> written;
+  flatten(s, "", written);
+  const ResultsSchema& schema = results_schema();
+  for (const std::string& k : written)
+    EXPECT_NE(schema.find("summary.json", k), nullptr) << k << " is written but not defined";
+  // A defined key is written (families need one member: by_tag.<tag>.* has two workloads).
+  for (const ResultKey& def : schema.keys("summary.json")) {
+    bool seen = false;
+    for (const std::string& k : written) seen = seen || schema.find("summary.json", k) == &def;
+    // Empty families: no switch feature here reports, nor does the flow control (PFC).
+    if (def.key == "feature_stats.<name>" || def.key == "fc_stats.<name>") {
+      EXPECT_FALSE(seen) << def.key;
+      continue;
+    }
+    EXPECT_TRUE(seen) << def.key << " is defined but not written";
+  }
+  EXPECT_GT(s["lb_stats"].size(), 0u);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ResultsSchema, FlowsCsvHeaderIsTheSchemas) {
+  const auto dir = test::temp_dir("schema_flows");
+  run_small(dir);
+  const std::string text = test::slurp((dir / "flows.csv").string());
+  std::string expected;
+  for (const ResultKey& k : results_schema().keys("flows.csv"))
+    expected += (expected.empty() ? "" : ",") + k.key;
+  EXPECT_EQ(text.substr(0, text.find('\n')), expected);
+  EXPECT_EQ(expected.substr(0, 7), "id,src,");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ResultsSchema, HeadlineKeysAreDefinedSummaryKeysWithKnownUnits) {
+  const ResultsSchema& schema = results_schema();
+  const nlohmann::json doc = nlohmann::json::parse(schema.json_text());
+  for (const std::string& k : schema.headline()) {
+    const ResultKey* def = schema.find("summary.json", k);
+    EXPECT_NE(def, nullptr) << k;
+    EXPECT_EQ(k.find('<'), std::string::npos) << "a headline key is a column: concrete, " << k;
+  }
+  for (const std::string& f : schema.files())
+    for (const ResultKey& k : schema.keys(f)) {
+      EXPECT_FALSE(k.meaning.empty()) << f << " " << k.key;
+      if (k.unit.rfind("as in", 0) != 0) {
+        EXPECT_TRUE(doc["units"].contains(k.unit)) << f << " " << k.key << ": unit " << k.unit;
+      }
+    }
+  EXPECT_TRUE(schema.machine_dependent("wall_s"));
+  EXPECT_FALSE(schema.machine_dependent("afct_us"));
+  // A placeholder stands for one segment or more; the most literal definition wins.
+  EXPECT_EQ(schema.find("summary.json", "by_size.small.afct_us")->key, "by_size.<bucket>.afct_us");
+  EXPECT_EQ(schema.find("summary.json", "by_size.small"), nullptr);
+  EXPECT_EQ(schema.find("summary.json", "afct_us.x"), nullptr);
+  EXPECT_EQ(schema.find("summary.json", "lb_stats.a.b")->key, "lb_stats.<name>");
+  EXPECT_EQ(schema.find("sweep.csv", "by_size.small.afct_us.mean")->key, "<headline>.mean");
+  EXPECT_EQ(schema.find("sweep.csv", "scheme")->key, "scheme");
+  EXPECT_EQ(schema.find("sweep.csv", "workloads.0.load")->key, "<grid key>");
+}
+
+TEST(ResultsSchema, CompareColumnsFollowTheHeadline) {
+  const auto dir = test::temp_dir("schema_compare");
+  const nlohmann::json s = run_small(dir);
+  const auto values = headline_values(s);
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : values) keys.push_back(k);
+  EXPECT_EQ(keys, results_schema().headline());  // buffer sampling on: every one written
+  std::filesystem::remove_all(dir);
+}
+
+// docs/output.md holds `rocelab schema --markdown FILE` for each file, between markers.
+TEST(ResultsSchema, DocsTablesAreTheSchemas) {
+  const std::string doc = test::slurp(std::string(ROCELAB_SOURCE_DIR) + "/docs/output.md");
+  for (const std::string& f : results_schema().files()) {
+    const std::string begin = "<!-- generated: rocelab schema --markdown " + f + " -->\n";
+    const size_t at = doc.find(begin);
+    ASSERT_NE(at, std::string::npos) << "docs/output.md lacks the table of " << f;
+    const size_t end = doc.find("<!-- end generated -->", at);
+    ASSERT_NE(end, std::string::npos);
+    EXPECT_EQ(doc.substr(at + begin.size(), end - at - begin.size()), results_schema().markdown(f))
+        << "docs/output.md's table of " << f
+        << " differs from the schema: paste `rocelab schema --markdown " << f << "`";
+  }
+}
+
+}  // namespace
+}  // namespace rocelab
