@@ -11,7 +11,9 @@
 #include <thread>
 
 #include "cc/cc_registry.h"
+#include "cli/compare_cmd.h"
 #include "cli/plot_cmd.h"
+#include "cli/run_report.h"
 #include "cli/sweep_cmd.h"
 #include "fc/fc_registry.h"
 #include "lb/lb_registry.h"
@@ -85,16 +87,6 @@ ScenarioConfig load(const std::string& path, const std::vector<std::string>& set
   return c;
 }
 
-void print_summary(const std::string& name, const nlohmann::json& s) {
-  std::printf("%s", compare_table({{name, s}}).c_str());
-  std::printf("drops %llu, PFC pauses %llu, events %llu in %.2f s (%.2f M events/s)%s\n",
-              static_cast<unsigned long long>(s["drops"].get<uint64_t>()),
-              static_cast<unsigned long long>(s["pfc_pause_frames"].get<uint64_t>()),
-              static_cast<unsigned long long>(s["events"].get<uint64_t>()),
-              s["wall_s"].get<double>(), s["events_per_s"].get<double>() / 1e6,
-              s["complete"].get<bool>() ? "" : "  [interrupted: incomplete]");
-}
-
 template <class Registry>
 void print_registry(const char* title, const Registry& registry) {
   std::printf("%s:\n", title);
@@ -125,23 +117,6 @@ int cmd_list() {
   for (const auto* e : preset_registry().all())
     std::printf("  %-16s %s\n", e->name.c_str(), e->description.c_str());
   return 0;
-}
-
-// Prints a broken model invariant (summary.json "invariants"); false when one is.
-bool report_invariant(const std::string& label, const nlohmann::json& s) {
-  const std::string inv = s.value("invariants", "ok");
-  if (inv == "ok" || inv.rfind("not checked", 0) == 0) return true;
-  std::fprintf(stderr, "rocelab: %s: invariant broken: %s (results written)\n", label.c_str(),
-               inv.c_str());
-  return false;
-}
-
-// Prints what the run noted for the user (summary.json "notes": needless timeouts).
-void report_notes(const std::string& label, const nlohmann::json& s) {
-  if (!s.contains("notes") || s["notes"].empty()) return;
-  std::fflush(stdout);  // after the table, when both go to one file
-  for (const auto& note : s["notes"])
-    std::fprintf(stderr, "rocelab: %s: note: %s\n", label.c_str(), note.get<std::string>().c_str());
 }
 
 int cmd_import(const std::string& topo_path, const std::string& flows_path,
@@ -311,46 +286,12 @@ int main(int argc, char** argv) {
       return report_invariant(label, s) ? 0 : 3;
     }
     // compare
-    const std::vector<SchemeTriple> triples = parse_schemes(schemes);
-    std::vector<std::pair<std::string, nlohmann::json>> results(triples.size());
-    std::vector<std::string> errors(triples.size());
-    std::atomic<size_t> next{0};
-    auto worker = [&] {
-      for (size_t i; (i = next++) < triples.size();) {
-        ScenarioConfig ci = c;
-        ci.lb = triples[i].lb;
-        ci.cc = triples[i].cc;
-        ci.fc = triples[i].fc;
-        RunOptions o;
-        o.quiet = quiet || jobs > 1;
-        o.interrupted = &g_interrupted;
-        o.label = triples[i].label() + ": ";
-        if (!out_dir.empty()) o.out_dir = out_dir + "/" + triples[i].label();
-        try {
-          results[i] = {triples[i].label(), run_scenario(ci, o)};
-        } catch (const std::exception& e) {
-          errors[i] = e.what();
-        }
-      }
-    };
-    std::vector<std::thread> pool;
-    for (unsigned t = 0; t < std::min<size_t>(jobs, triples.size()); ++t) pool.emplace_back(worker);
-    for (auto& t : pool) t.join();
-    for (size_t i = 0; i < errors.size(); ++i)
-      if (!errors[i].empty()) throw std::runtime_error(triples[i].label() + ": " + errors[i]);
-    std::printf("%s", compare_table(results).c_str());
-    if (!out_dir.empty()) {
-      std::filesystem::create_directories(out_dir);
-      std::ofstream(out_dir + "/compare.csv") << compare_csv(results);
-      std::printf("results in %s/ (compare.csv and one directory per scheme)\n", out_dir.c_str());
-    }
-    if (g_interrupted) return 130;
-    bool all_ok = true;
-    for (const auto& [label, s] : results) {
-      report_notes(label, s);
-      all_ok &= report_invariant(label, s);
-    }
-    return all_ok ? 0 : 3;
+    SweepOptions o;
+    o.out_dir = out_dir;
+    o.quiet = quiet;
+    o.interrupted = &g_interrupted;
+    o.jobs = launched_by_mpi() && !cmp->count("--jobs") ? 1 : jobs;
+    return run_compare({scenario, sets, seed, schemes}, o, &argc, &argv);
   } catch (const ConfigError& e) {
     std::fprintf(stderr, "rocelab: error: %s\n", e.what());
     return 2;

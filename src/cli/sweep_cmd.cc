@@ -52,15 +52,14 @@ std::optional<size_t> SweepDriver::next() {
 void SweepDriver::record(size_t i, RunOutcome outcome) {
   std::lock_guard lock(mutex_);
   --running_;
-  const SweepRun& r = sweep_.runs[i];
-  const std::string name = fmt::format("{} {} seed {}", sweep_.points[r.point].id,
-                                       sweep_.schemes[r.scheme].label, r.seed);
+  const std::string name = run_name(i);
   switch (outcome.status) {
     case RunOutcome::Status::kFailed:
       ++failed_;
       ++done_;
       if (tty_) std::fprintf(stderr, "\r\033[K");
-      std::fprintf(stderr, "rocelab sweep: %s failed: %s\n", name.c_str(), outcome.error.c_str());
+      std::fprintf(stderr, "rocelab %s: %s failed: %s\n", options_.command.c_str(), name.c_str(),
+                   outcome.error.c_str());
       break;
     case RunOutcome::Status::kInterrupted:
     case RunOutcome::Status::kNotRun:
@@ -68,10 +67,18 @@ void SweepDriver::record(size_t i, RunOutcome outcome) {
     default:
       ++done_;
       if (!options_.quiet && !tty_)
-        std::fprintf(stderr, "rocelab sweep: [%zu/%zu] %s: %.1f s\n", reused_ + done_,
-                     sweep_.runs.size(), name.c_str(), outcome.wall_s);
+        std::fprintf(stderr, "rocelab %s: [%zu/%zu] %s: %.1f s\n", options_.command.c_str(),
+                     reused_ + done_, sweep_.runs.size(), name.c_str(), outcome.wall_s);
   }
   outcomes_[i] = std::move(outcome);
+}
+
+std::string SweepDriver::run_name(size_t i) const {
+  const SweepRun& r = sweep_.runs[i];
+  std::string name = sweep_.schemes[r.scheme].label;
+  if (sweep_.points.size() > 1) name = sweep_.points[r.point].id + " " + name;
+  if (sweep_.seeds.size() > 1) name += fmt::format(" seed {}", r.seed);
+  return name;
 }
 
 void SweepDriver::print_progress(bool final) {
@@ -84,9 +91,9 @@ void SweepDriver::print_progress(bool final) {
   const size_t left = total - reused_ - done_;
   std::string eta = "-";
   if (done_ > 0 && left > 0) eta = duration_text((t - started_s_) / done_ * left);
-  std::fprintf(stderr,
-               "\r\033[Ksweep: %zu/%zu runs done (%zu reused), %zu failed, %zu running, ETA %s",
-               reused_ + done_, total, reused_, failed_, running_, eta.c_str());
+  std::fprintf(
+      stderr, "\r\033[K%s: %zu/%zu runs done (%zu reused), %zu failed, %zu running, ETA %s",
+      options_.command.c_str(), reused_ + done_, total, reused_, failed_, running_, eta.c_str());
   if (final) std::fprintf(stderr, "\n");
   std::fflush(stderr);
 }
@@ -128,10 +135,10 @@ int SweepDriver::finish() {
   return failed_ > 0 ? 3 : 0;
 }
 
-int run_sweep_local(const Sweep& sweep, const SweepOptions& options) {
+int run_sweep_local(const Sweep& sweep, const SweepOptions& options, const SweepFinish& finish) {
   SweepDriver driver(sweep, options);
   driver.run_local(std::max(1u, options.jobs), [] { return false; });
-  return driver.finish();
+  return finish(driver);
 }
 
 bool launched_by_mpi() {
@@ -143,7 +150,7 @@ bool launched_by_mpi() {
 }
 
 #ifndef ROCELAB_HAVE_MPI
-int run_sweep_mpi(const Sweep&, SweepOptions, int*, char***) {
+int run_sweep_mpi(const Sweep&, SweepOptions, int*, char***, const SweepFinish&) {
   throw std::runtime_error(
       "started by mpirun, but this rocelab was built without MPI (install libopenmpi-dev and "
       "rebuild); run the sweep without mpirun to use the local cores");

@@ -16,7 +16,8 @@ struct SweepOptions {
   std::string out_dir;
   unsigned jobs = 1;  // runs at once in this process
   bool quiet = false;
-  bool force = false;  // rerun finished points too
+  bool force = false;             // rerun finished points too
+  std::string command = "sweep";  // names the progress lines: sweep or compare
   const std::atomic<bool>* interrupted = nullptr;
 };
 
@@ -33,6 +34,9 @@ class SweepDriver {
   void print_progress(bool final);
   // Writes runs.csv, sweep.csv, sweep.json; prints failures; the exit status.
   int finish();
+  const std::vector<RunOutcome>& outcomes() const { return outcomes_; }
+  // A run's name in messages: its point, scheme and seed, as many as tell it apart.
+  std::string run_name(size_t run_index) const;
 
  private:
   void worker();
@@ -48,10 +52,18 @@ class SweepDriver {
   bool tty_ = false;
 };
 
-int run_sweep_local(const Sweep& sweep, const SweepOptions& options);
+// What ends a sweep once its runs are done: writes its files, returns the exit status.
+using SweepFinish = std::function<int(SweepDriver&)>;
+inline int finish_sweep(SweepDriver& driver) {
+  return driver.finish();
+}
+
+int run_sweep_local(const Sweep& sweep, const SweepOptions& options,
+                    const SweepFinish& finish = finish_sweep);
 // True when this process was started by mpirun with more than one rank.
 bool launched_by_mpi();
 // Runs the sweep across the MPI ranks; ranks take runs one at a time, as they free up.
-int run_sweep_mpi(const Sweep& sweep, SweepOptions options, int* argc, char*** argv);
+int run_sweep_mpi(const Sweep& sweep, SweepOptions options, int* argc, char*** argv,
+                  const SweepFinish& finish = finish_sweep);
 
 }  // namespace rocelab

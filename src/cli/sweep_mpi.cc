@@ -30,7 +30,8 @@ void worker_rank(const Sweep& sweep, const SweepOptions& options) {
   }
 }
 
-int root_rank(const Sweep& sweep, const SweepOptions& options, int ranks) {
+int root_rank(const Sweep& sweep, const SweepOptions& options, int ranks,
+              const SweepFinish& finish) {
   SweepDriver driver(sweep, options);
   int active = ranks - 1;
   auto serve = [&] {
@@ -58,12 +59,13 @@ int root_rank(const Sweep& sweep, const SweepOptions& options, int ranks) {
     return active > 0;
   };
   driver.run_local(options.jobs, serve);
-  return driver.finish();
+  return finish(driver);
 }
 
 }  // namespace
 
-int run_sweep_mpi(const Sweep& sweep, SweepOptions options, int* argc, char*** argv) {
+int run_sweep_mpi(const Sweep& sweep, SweepOptions options, int* argc, char*** argv,
+                  const SweepFinish& finish) {
   int provided = 0;
   MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
   int rank = 0, ranks = 1;
@@ -72,7 +74,7 @@ int run_sweep_mpi(const Sweep& sweep, SweepOptions options, int* argc, char*** a
   int status = 0;
   try {
     if (rank == 0) {
-      status = root_rank(sweep, options, ranks);
+      status = root_rank(sweep, options, ranks, finish);
     } else {
       options.quiet = true;
       worker_rank(sweep, options);

@@ -20,10 +20,10 @@
 #include "scenario/config/presets.h"
 #include "scenario/config/scenario_config.h"
 #include "scenario/config/topology_types.h"
-#include "sim/units.h"
 #include "scenario/config/workload_types.h"
 #include "scenario/config/yaml_params.h"
 #include "scenario/run/runner.h"
+#include "sim/units.h"
 
 namespace rocelab {
 namespace {
@@ -542,6 +542,30 @@ TEST(Compare, WritesOneRunPerSchemeAndAgreeingCsv) {
   }
   EXPECT_EQ(rows, 2);
 }
+
+// compare runs on the sweep runner: under mpirun its ranks share the schemes, and every
+// scheme's results are those of a local compare (fct.txt: every finished flow's FCT).
+#ifdef ROCELAB_TEST_MPIEXEC
+TEST(Compare, MpirunWithTwoRanksGivesTheSameRuns) {
+  const fs::path d = temp_dir("compare_mpi");
+  const std::string args = "compare " + kTests + "/tiny.yaml --schemes ecmp+none,letflow+dcqcn -q";
+  std::string out;
+  ASSERT_EQ(run_cli(args + " -j 1 --out " + (d / "local").string(), &out), 0) << out;
+  const std::string prefix =
+      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+      "OMPI_MCA_btl_vader_single_copy_mechanism=none " +
+      std::string(ROCELAB_TEST_MPIEXEC) + " --oversubscribe -np 2 ";
+  ASSERT_EQ(run_cli(args + " --out " + (d / "mpi").string(), &out, prefix), 0) << out;
+  EXPECT_NE(out.find("letflow+dcqcn+pfc"), std::string::npos) << out;  // the table
+  for (const char* scheme : {"ecmp+none+pfc", "letflow+dcqcn+pfc"}) {
+    const std::string local = slurp((d / "local" / scheme / "fct.txt").string());
+    EXPECT_FALSE(local.empty()) << scheme;
+    EXPECT_EQ(slurp((d / "mpi" / scheme / "fct.txt").string()), local) << scheme;
+  }
+  EXPECT_TRUE(fs::exists(d / "mpi" / "compare.csv"));
+  fs::remove_all(d);
+}
+#endif
 
 TEST(Import, Ns3FilesRunAsAScenario) {
   const fs::path d = temp_dir("import");

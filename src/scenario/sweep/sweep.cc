@@ -355,6 +355,26 @@ Sweep load_sweep(const std::string& path, const std::string& seeds) {
   return load_sweep_text(buf.str(), path, fs::absolute(path).parent_path().string(), seeds);
 }
 
+Sweep compare_sweep(const std::string& scenario_path, const std::vector<std::string>& sets,
+                    std::optional<int64_t> seed, const std::vector<SweepScheme>& schemes) {
+  Sweep s;
+  s.file = scenario_path;
+  s.scenario_path = fs::absolute(scenario_path).lexically_normal().string();
+  s.sets = sets;
+  const ScenarioConfig base = load_scenario(s.scenario_path, s.sets);
+  s.base_lb = base.lb;
+  s.base_cc = base.cc;
+  s.base_fc = base.fc;
+  s.schemes = schemes;
+  s.seeds = {seed.value_or(base.seed)};
+  s.points.push_back({"base", {}, {}});
+  for (size_t k = 0; k < s.schemes.size(); ++k) {
+    s.runs.push_back({0, k, s.seeds[0], s.schemes[k].label});
+    s.config_of(s.runs.back());  // a scheme that does not make a valid scenario fails here
+  }
+  return s;
+}
+
 ScenarioConfig Sweep::config_of(const SweepRun& run) const {
   const SweepScheme& scheme = schemes[run.scheme];
   std::vector<std::string> o = sets;

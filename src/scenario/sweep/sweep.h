@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -63,6 +64,11 @@ struct Sweep {
   std::vector<std::string> coord_columns() const;
 };
 
+// `rocelab compare`'s runs as a sweep: the scenario (with `sets`, and `seed` if given) under
+// each scheme, one point and one seed, each run in DIR/<lb+cc+fc>/.
+Sweep compare_sweep(const std::string& scenario_path, const std::vector<std::string>& sets,
+                    std::optional<int64_t> seed, const std::vector<SweepScheme>& schemes);
+
 // Reads and expands a sweep file strictly; ConfigError naming file:line: key on any problem.
 // `seeds`, when not empty, replaces the file's seeds ("1..5" or "1,2,3"; --seeds).
 Sweep load_sweep(const std::string& path, const std::string& seeds = "");
@@ -85,8 +91,8 @@ struct RunOutcome {
 RunOutcome finished_outcome(const Sweep& sweep, size_t run_index, const std::string& out_dir);
 
 // Runs one point of the sweep, writing its directory atomically (whoever hands out the runs
-// decides what to reuse, with finished_outcome). Never throws for a bad point: the error is
-// in the outcome.
+// decides what to reuse, with finished_outcome); an empty out_dir writes nothing. Never
+// throws for a bad point: the error is in the outcome.
 RunOutcome execute_sweep_run(const Sweep& sweep, size_t run_index, const std::string& out_dir,
                              const std::atomic<bool>* interrupted);
 

@@ -143,9 +143,35 @@ RunOutcome finished_outcome(const Sweep& sweep, size_t i, const std::string& out
   }
 }
 
+namespace {
+
+RunOutcome run_unwritten(const Sweep& sweep, size_t i, const std::atomic<bool>* interrupted) {
+  RunOutcome out;
+  try {
+    ScenarioConfig c = sweep.config_of(sweep.runs[i]);
+    RunOptions o;
+    o.quiet = true;
+    o.interrupted = interrupted;
+    const nlohmann::json summary = run_scenario(c, o);
+    if (!summary.value("complete", false)) {
+      out.status = RunOutcome::Status::kInterrupted;
+      return out;
+    }
+    out = outcome_of_summary(summary, RunOutcome::Status::kDone);
+    out.wall_s = summary.value("wall_s", 0.0);
+  } catch (const std::exception& e) {
+    out.status = RunOutcome::Status::kFailed;
+    out.error = e.what();
+  }
+  return out;
+}
+
+}  // namespace
+
 RunOutcome execute_sweep_run(const Sweep& sweep, size_t i, const std::string& out_dir,
                              const std::atomic<bool>* interrupted) {
   static std::atomic<uint64_t> counter{0};
+  if (out_dir.empty()) return run_unwritten(sweep, i, interrupted);
   const fs::path final_dir = fs::path(out_dir) / sweep.runs[i].rel_dir;
   char host[256] = "host";
   ::gethostname(host, sizeof host - 1);
