@@ -60,12 +60,16 @@ struct TransportConfig {
   // What the NIC does with its ACK/NAK/CNP frames while its data class is paused.
   AckPause ack_pause = AckPause::kAuto;
   // Retransmission timeout (go-back-N from the oldest unacked byte; selective repeat
-  // resends every packet not selectively acked). Meant to be above the RTT of these
-  // fabrics under PFC, so that it fires only after real loss; deep PFC backlogs can
-  // outlast it, and `rocelab run` and `compare` then say so.
+  // resends every packet not selectively acked). Meant to be above the longest a packet
+  // and its ACK can queue, so that it fires only after real loss; when it fires with
+  // nothing lost, `rocelab run` and `compare` say so.
   // Zero: no timer at all (the HPCC ns-3 simulator's NIC has none; it relies on PFC and
   // NAKs), allowed only in a lossless fabric.
   Delta rto = Delta::from_ms(1);
+  // `transport.rto: auto` (the default): the scenario builder sets rto from the fabric, the
+  // longest a packet can queue along a path (scenario/build/fabric_rto.h). A transport
+  // built without it keeps rto as set.
+  bool rto_auto = true;
   // The timer restarts on each ACK that acknowledges new data (IB spec vol. 1 o9-85, which
   // real NICs follow); with this, also on each data packet the NIC sends, as the ConWeave
   // ns-3 simulator does (rdma-hw.cc PktSent), so that a flow still sending never times out.

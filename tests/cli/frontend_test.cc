@@ -390,7 +390,7 @@ TEST(Timeouts, RunAndCompareNameTimeoutsThatFoundNothingLost) {
             0)
       << out;
   EXPECT_NE(out.find("ecmp+none+pfc: note: "), std::string::npos) << out;
-  // The default 1 ms outlasts that queueing: no timeout, no note.
+  // The default timer (auto: the fabric's queueing bound) outlasts it: no timeout, no note.
   EXPECT_EQ(run_cli("run " + hol + " -q --out " + (d / "default").string(), &out), 0) << out;
   EXPECT_EQ(out.find("note:"), std::string::npos) << out;
   EXPECT_TRUE(
@@ -679,8 +679,20 @@ TEST(Presets, RetransmissionTimerFollowsTheSimulator) {
     ScenarioConfig c = load_scenario(kTests + "/tiny.yaml", sets);
     return build_experiment(c).transport;
   };
-  EXPECT_EQ(built({}).rto, Delta::from_ms(1));
+  // transport.rto: auto (the default) on tiny.yaml's leaf-spine (2 MB buffers, 100 Gb/s,
+  // 1 us links): a host-leaf-spine-leaf-host path queues at most 3 x 2 MB x 8 / 100 Gb/s =
+  // 480 us, + 2 x 4 x 1 us of propagation = 488 us.
+  EXPECT_EQ(built({}).rto, Delta::from_us(488));
+  EXPECT_EQ(built({"transport.rto=auto"}).rto, Delta::from_us(488));
   EXPECT_FALSE(built({}).rto_restarts_on_send);
+  // ACKs queued with the data wait as long again on the way back: 2 x 480 + 8.
+  EXPECT_EQ(built({"switch.ack_queue=data"}).rto, Delta::from_us(968));
+  // One spine with 4 MB: the worst path crosses it (160 + 320 + 160 + 8).
+  EXPECT_EQ(built({"switch.buffers=[{switch: spine1, buffer: 4MB}]"}).rto, Delta::from_us(648));
+  // 40 Gb/s fabric links: every switch has one, its slowest port (3 x 400 + 8).
+  EXPECT_EQ(built({"topology.fabric_rate=40Gbps"}).rto, Delta::from_us(1208));
+  EXPECT_EQ(built({"transport.rto=1ms"}).rto, Delta::from_ms(1));
+  EXPECT_THROW(built({"transport.rto=soon"}), ConfigError);
   EXPECT_EQ(built({"preset=conweave-ns3"}).rto, Delta::from_ms(4));
   EXPECT_TRUE(built({"preset=conweave-ns3"}).rto_restarts_on_send);
   EXPECT_EQ(built({"preset=hpcc-ns3"}).rto, Delta::zero());

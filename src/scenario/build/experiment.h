@@ -64,6 +64,7 @@ class Experiment {
   Network& network() { return *net_; }
   RdmaTransport& transport() { return *transport_; }
   const std::vector<std::string>& tags() const { return tags_; }
+  const ExperimentSpec& spec() const { return spec_; }
 
   // Empty when all hold: every flow finished, bytes sent = delivered, no drops under PFC,
   // buffers and queues drained, all pooled packets returned.

@@ -1,4 +1,5 @@
 #include "scenario/build/scenario_build.h"
+#include "scenario/build/fabric_rto.h"
 
 #include <algorithm>
 #include <bit>
@@ -239,6 +240,7 @@ ExperimentSpec build_unlocated(ScenarioConfig& c) {
   spec.network.seed = static_cast<uint64_t>(c.seed);
   spec.transport = c.transport;
   spec.transport.ack_pause = resolve_ack_pause(c.transport.ack_pause, c.preset, c.cc);
+  if (spec.transport.rto_auto) spec.transport.rto = fabric_rto(spec).rto;
   spec.lb = c.lb;
   spec.cc = c.cc;
   spec.lb_config = c.lb_params;

@@ -74,6 +74,7 @@ void hpcc_ns3(ScenarioConfig& c) {
   c.transport.nak_interval = Delta::from_us(500);  // rdma-hw.cc NACK Generation Interval
   // rdma-hw.cc schedules no retransmission timer: loss is recovered by NAKs alone.
   c.transport.rto = Delta::zero();
+  c.transport.rto_auto = false;
   // third.cc sets the hosts' ACK queue from ACK_HIGH_PRIO but never the switches'
   // AckHighPrio attribute, which stays 0: at switches ACKs share queue pg 3 with data.
   c.switch_config.ack_queue = "data";
@@ -116,6 +117,7 @@ void conweave_ns3(ScenarioConfig& c) {
   // rdma-hw.cc L2Timeout 4 ms (no run script sets it); GetRto returns it without IRN. The
   // timer is rescheduled by every data packet sent (PktSent) and every ACK (ReceiveAck).
   c.transport.rto = Delta::from_ms(4);
+  c.transport.rto_auto = false;
   c.transport.rto_restarts_on_send = true;
 }
 

@@ -135,7 +135,7 @@ nlohmann::json run_scenario(ScenarioConfig& c, const RunOptions& o) {
     summary["switch_buffer_p99_kb"] = summary["switch_buffer"]["p99_kb"];
   }
   summary["invariants"] = broken_invariant(exp, interrupted);
-  summary["notes"] = run_notes(summary, c.transport);
+  summary["notes"] = run_notes(summary, exp.transport().config());
   if (!o.out_dir.empty()) write_run_dir(o.out_dir, c, exp, summary);
   return summary;
 }
