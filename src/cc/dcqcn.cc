@@ -31,6 +31,20 @@ void DcqcnSchemeConfig::describe(ParamVisitor& v) {
          "ns3_mlx: rate kept on a flow's first CNP (RateOnFirstCnp, 1.0)");
   v.flag("clamp_target_rate", cfg.clamp_target_rate,
          "ns3_mlx: every cut sets target = current rate (CLAMP_TARGET_RATE, false)");
+  // The notification point (dcqcn_np.h).
+  v.duration("cnp_interval", cfg.np.cnp_interval, Delta::zero(), Delta::max(),
+             "notification point: at most one CNP per flow per interval (50 us: DCQCN); 0 = "
+             "every marked packet");
+  std::string delivery = kCnpDeliveries[static_cast<size_t>(cfg.np.cnp_delivery)];
+  v.choice("cnp_delivery", delivery, kCnpDeliveries,
+           "notification point: frame = a CNP frame, at most one per cnp_interval (RoCEv2, "
+           "DCQCN); ack_flag = a flag on the ACK/NAK of the marked packet (HPCC/ConWeave ns-3)");
+  cfg.np.cnp_delivery = delivery == "frame" ? CnpDelivery::kFrame : CnpDelivery::kAckFlag;
+  v.flag("cnp_on_nak", cfg.np.cnp_on_nak,
+         "notification point: a go-back-N NAK carries a CNP too (ConWeave ns-3; needs "
+         "cnp_delivery: ack_flag)");
+  v.require(!cfg.np.cnp_on_nak || cfg.np.cnp_delivery == CnpDelivery::kAckFlag, "cnp_on_nak",
+            "needs cnp_delivery: ack_flag");
   describe_window_cap(v);
 }
 

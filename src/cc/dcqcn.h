@@ -44,6 +44,7 @@ struct DcqcnConfig {
   // ns3_mlx only. CLAMP_TARGET_RATE: a cut always sets the target to the current rate;
   // when false (the forks' runs), only if the increase timer fired since the last cut.
   bool clamp_target_rate = false;
+  DcqcnNpConfig np;  // the notification point's rules (dcqcn_np.h)
 };
 
 inline const std::string kDcqcnModels[] = {"sigcomm15", "ns3_mlx"};
@@ -58,7 +59,7 @@ class DcqcnSchemeConfig final : public CcConfig {
 // Its own timers come back through EventHandler.
 class Dcqcn final : public DcqcnReceiverHalf, private EventHandler {
  public:
-  explicit Dcqcn(const DcqcnConfig& cfg = {}) : cfg_(cfg) {}
+  explicit Dcqcn(const DcqcnConfig& cfg = {}) : DcqcnReceiverHalf(cfg.np), cfg_(cfg) {}
 
   void attach(RdmaTransport& transport) override;
   void reserve_flows(size_t n) override {

@@ -28,7 +28,7 @@ namespace rocelab {
 // Its own timers come back through EventHandler.
 class DcqcnMlx final : public DcqcnReceiverHalf, private EventHandler {
  public:
-  explicit DcqcnMlx(const DcqcnConfig& cfg = {}) : cfg_(cfg) {}
+  explicit DcqcnMlx(const DcqcnConfig& cfg = {}) : DcqcnReceiverHalf(cfg.np), cfg_(cfg) {}
 
   void attach(RdmaTransport& transport) override;
   void reserve_flows(size_t n) override {

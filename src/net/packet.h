@@ -30,7 +30,7 @@ struct alignas(64) Packet {
   Priority priority = 0;  // 802.1p class of the data; control frames use the control queue
   bool ecn_capable = true;
   bool ecn_ce = false;        // congestion experienced (set by RED marking)
-  bool cnp_flag = false;      // ACK/NAK carrying a CNP (transport.cnp_delivery: ack_flag)
+  bool cnp_flag = false;      // ACK/NAK carrying a CNP (DCQCN cc.cnp_delivery: ack_flag)
   bool pfc_xoff = false;      // kPause: true = XOFF (pause), false = XON (resume)
   Priority pfc_priority = 0;  // kPause: the class paused or resumed
   bool source_routed = false;

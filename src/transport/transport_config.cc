@@ -41,16 +41,6 @@ void describe(ParamVisitor& v, TransportConfig& c) {
           "ACK every this many in-order packets (1: HPCC/ConWeave ns-3 L2_ACK_INTERVAL)");
   v.duration("nak_interval", c.nak_interval, Delta::zero(), Delta::max(),
              "minimum gap between NAKs for the same sequence (500 us: HPCC ns-3)");
-  v.duration("cnp_interval", c.cnp_interval, Delta::zero(), Delta::max(),
-             "at most one CNP per flow per interval (50 us: DCQCN); 0 = every marked packet");
-  static const std::string kCnpDelivery[] = {"frame", "ack_flag"};
-  enum_choice(v, "cnp_delivery", c.cnp_delivery, kCnpDelivery,
-              "frame = a CNP frame, at most one per cnp_interval (RoCEv2, DCQCN); ack_flag = a "
-              "flag on the ACK/NAK of the marked packet (HPCC/ConWeave ns-3)");
-  v.flag("cnp_on_nak", c.cnp_on_nak,
-         "a go-back-N NAK carries a CNP too (ConWeave ns-3; needs cnp_delivery: ack_flag)");
-  v.require(!c.cnp_on_nak || c.cnp_delivery == CnpDelivery::kAckFlag, "cnp_on_nak",
-            "needs cnp_delivery: ack_flag");
   static const std::string kAckPause[] = {"auto", "send", "wait"};
   enum_choice(v, "ack_pause", c.ack_pause, kAckPause,
               "the NIC's ACK/NAK/CNP frames while its data class is paused: send = through the "

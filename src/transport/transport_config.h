@@ -12,17 +12,6 @@
 
 namespace rocelab {
 
-// How the notification point tells the sender of ECN-marked data.
-enum class CnpDelivery : uint8_t {
-  // A CNP frame of its own, at most one per flow per cnp_interval (RoCEv2; DCQCN paper
-  // §3.2).
-  kFrame,
-  // A flag on the ACK/NAK the marked packet triggers, no frame of its own (the HPCC and
-  // ConWeave ns-3 simulators: rdma-hw.cc ReceiveUdp, qbbHeader::SetCnp). A marked packet
-  // that triggers no ACK/NAK notifies nobody.
-  kAckFlag,
-};
-
 // The NIC's ACK/NAK/CNP frames while the data class is paused by the switch.
 enum class AckPause : uint8_t {
   // As the preset's simulator does for the chosen congestion control (Preset::acks_wait:
@@ -49,14 +38,6 @@ struct TransportConfig {
   // A NAK for the same expected sequence is repeated at most once per this interval
   // (HPCC ns-3 rdma-hw "NACK Interval", 500 us).
   Delta nak_interval = Delta::from_us(500);
-  // The notification point sends at most one CNP per flow per interval (DCQCN paper,
-  // Zhu et al. SIGCOMM'15 §3.2: N = 50 us). 0 = a CNP for every marked packet, as the
-  // ns-3 reference simulators do.
-  Delta cnp_interval = Delta::from_us(50);
-  CnpDelivery cnp_delivery = CnpDelivery::kFrame;
-  // A go-back-N NAK also carries a CNP, marked data or not (ConWeave ns-3 rdma-hw.cc
-  // ReceiverCheckSeq: "out-of-order should accompany with CNP"); needs ack_flag.
-  bool cnp_on_nak = false;
   // What the NIC does with its ACK/NAK/CNP frames while its data class is paused.
   AckPause ack_pause = AckPause::kAuto;
   // Retransmission timeout (go-back-N from the oldest unacked byte; selective repeat

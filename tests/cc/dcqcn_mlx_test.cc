@@ -210,9 +210,10 @@ TEST(DcqcnMlx, CnpFlagOnAcksReachesTheReactionPoint) {
   spec.network.switch_config.ecn.kmin_bytes = 100 * 1000;
   spec.network.switch_config.ecn.kmax_bytes = 400 * 1000;
   spec.network.switch_config.ecn.pmax = 0.2;
-  spec.transport.cnp_delivery = CnpDelivery::kAckFlag;
   spec.flows = {test::flow(0, 2, 20 * 1000 * 1000), test::flow(1, 2, 20 * 1000 * 1000)};
-  auto owned = std::make_unique<DcqcnMlx>(forks_config());
+  DcqcnConfig cfg = forks_config();
+  cfg.np.cnp_delivery = CnpDelivery::kAckFlag;
+  auto owned = std::make_unique<DcqcnMlx>(cfg);
   DcqcnMlx* cc = owned.get();
   Experiment exp(spec, std::move(owned));
   exp.run(Time{Delta::from_us(500).ps});

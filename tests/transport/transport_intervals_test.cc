@@ -98,9 +98,9 @@ Experiment marked_flow(uint64_t packets, Delta cnp_interval) {
   ExperimentSpec spec = one_switch();
   spec.network.switch_config.ecn.kmin_bytes = -1;
   spec.network.switch_config.ecn.kmax_bytes = -1;
-  spec.transport.cnp_interval = cnp_interval;
   spec.cc = "dcqcn";
   auto cc = std::make_shared<DcqcnSchemeConfig>();
+  cc->cfg.np.cnp_interval = cnp_interval;
   cc->cfg.initial_alpha = 0;
   cc->cfg.g = 0;
   spec.cc_config = cc;
@@ -111,8 +111,8 @@ Experiment marked_flow(uint64_t packets, Delta cnp_interval) {
 // cnp_interval 50 us (the default): 50,000,000 / 86,560 = 577.6, so CNPs for packets 0,
 // 578, 1156 and 1734 of a 2000-packet flow: 4.
 TEST(TransportIntervals, OneCnpPerFlowPerCnpInterval) {
-  Experiment exp = marked_flow(2000, TransportConfig{}.cnp_interval);
-  ASSERT_EQ(TransportConfig{}.cnp_interval, Delta::from_us(50));
+  Experiment exp = marked_flow(2000, DcqcnNpConfig{}.cnp_interval);
+  ASSERT_EQ(DcqcnNpConfig{}.cnp_interval, Delta::from_us(50));
   test::run_checked(exp);
   EXPECT_EQ(exp.network().counters().ecn_marks, 2000u);
   EXPECT_EQ(exp.transport().counters().cnps_sent, 4u);

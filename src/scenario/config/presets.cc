@@ -34,10 +34,8 @@ void ns3_common(ScenarioConfig& c) {
   c.wire.ack_bytes = 60;
   // qbb-net-device.cc SendPfc: PauseHeader 9 + IPv4 20 + PPP 14.
   c.wire.pfc_frame_bytes = 43;
-  c.transport.ack_interval_packets = 1;              // L2_ACK_INTERVAL 1
-  c.transport.cnp_delivery = CnpDelivery::kAckFlag;  // ReceiveUdp: seqh.SetCnp()
-  c.transport.cnp_interval = Delta::zero();
-  c.switch_config.ecn.enabled = true;  // ENABLE_QCN 1
+  c.transport.ack_interval_packets = 1;  // L2_ACK_INTERVAL 1
+  c.switch_config.ecn.enabled = true;    // ENABLE_QCN 1
   // switch-node.cc EcmpHash: ECMP (and every ACK/NAK, whatever the load balancer) hashes as
   // theirs, so imported flows take their paths.
   c.switch_config.ecmp_hash = "ns3";
@@ -113,7 +111,6 @@ void conweave_ns3(ScenarioConfig& c) {
   c.pfc.pause.style = PfcPauseStyle::kPerPacket;
   c.pfc.pause.time = Delta::from_us(5);
   c.transport.nak_interval = Delta::from_us(4);  // rdma-hw.cc NACKGenerationInterval 4
-  c.transport.cnp_on_nak = true;                 // rdma-hw.cc ReceiverCheckSeq: a NAK carries a CNP
   // rdma-hw.cc L2Timeout 4 ms (no run script sets it); GetRto returns it without IRN. The
   // timer is rescheduled by every data packet sent (PktSent) and every ACK (ReceiveAck).
   c.transport.rto = Delta::from_ms(4);
@@ -132,6 +129,8 @@ void ns3_dcqcn(DcqcnConfig& d) {
   d.rate_increase_interval = Delta::from_us(300);  // RP_TIMER 300
   d.fast_recovery_steps = 1;                       // FAST_RECOVERY_TIMES 1
   d.byte_counter_bytes = int64_t{1} << 60;         // the Mlx model has no byte counter
+  d.np.cnp_delivery = CnpDelivery::kAckFlag;       // ReceiveUdp: seqh.SetCnp()
+  d.np.cnp_interval = Delta::zero();               // a flag for every marked packet
 }
 
 // HPCC and TIMELY as HPCC-ns3's run.py sets them at 100 Gb/s (`--cc hp`, `--cc timely`);
@@ -189,6 +188,7 @@ void conweave_ns3_cc(CcConfig& cc) {
   d.rate_ai_bps = mbps(40);    // run.py ai = 10 * bw / 25 Mb/s (bw 100)
   d.rate_hai_bps = mbps(100);  // hai = 25 * bw / 25 Mb/s
   d.min_rate_bps = mbps(100);  // MIN_RATE 100Mb/s
+  d.np.cnp_on_nak = true;      // rdma-hw.cc ReceiverCheckSeq: a NAK carries a CNP
 }
 
 void conweave_ns3_lb(LbConfig& lb) {
