@@ -40,9 +40,12 @@ void describe(ParamVisitor& v, HermesConfig& c) {
              "how long a timed-out (bad) or failed path stays so (100 ms)");
 }
 
+std::unique_ptr<HostPathPolicy> HermesPathConfig::build() const {
+  return std::make_unique<HermesPath>(cfg);
+}
+
 void HermesPath::attach(RdmaTransport& transport) {
   HostPathPolicy::attach(transport);
-  cfg_ = transport.config().hermes;
   rng_ = RandomStream(transport.network().context().seed, "hermes");
   path_field_ = transport.packet_layout().declare<uint16_t>("hermes.path", Echo::kToReply);
   const Routing& r = transport.network().context().routing;

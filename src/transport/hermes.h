@@ -24,8 +24,16 @@
 
 namespace rocelab {
 
+class HermesPathConfig final : public HostPathConfig {
+ public:
+  void describe(ParamVisitor& v) override { rocelab::describe(v, cfg); }
+  std::unique_ptr<HostPathPolicy> build() const override;
+  HermesConfig cfg;
+};
+
 class HermesPath final : public HostPathPolicy {
  public:
+  explicit HermesPath(const HermesConfig& cfg = {}) : cfg_(cfg) {}
   enum class PathClass : uint8_t { kGood, kGray, kBad, kFailed };
   struct Counters {
     uint64_t flows_placed = 0;

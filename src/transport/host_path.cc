@@ -37,17 +37,17 @@ const Registry<HostPathFactory>& host_path_registry() {
   static const Registry<HostPathFactory> registry = [] {
     Registry<HostPathFactory> r;
     r.add("fixed", "one path entropy (source port) per flow, as a RoCE QP has (default)",
-          [] { return std::make_unique<FixedPath>(); });
+          [] { return std::make_unique<PlainHostPathConfig<FixedPath>>(); });
     r.add("spray", "a random source port per data packet: host-based packet spraying",
-          [] { return std::make_unique<SprayPath>(); });
+          [] { return std::make_unique<PlainHostPathConfig<SprayPath>>(); });
     r.add("hermes",
           "Hermes (SIGCOMM'17): per-path RTT/ECN sensing at the sender, cautious rerouting on "
-          "source routes (transport.hermes)",
-          [] { return std::make_unique<HermesPath>(); });
+          "source routes",
+          [] { return std::make_unique<HermesPathConfig>(); });
     r.add("mprdma",
           "MP-RDMA (NSDI'18): ACK-clocked virtual paths, one ECN window, out-of-order aware "
-          "path pruning (with cc: none, recovery: bitmap; transport.mprdma)",
-          [] { return std::make_unique<MpRdmaPath>(); });
+          "path pruning (with cc: none, recovery: bitmap)",
+          [] { return std::make_unique<MpRdmaPathConfig>(); });
     return r;
   }();
   return registry;

@@ -14,6 +14,7 @@
 #include "net/packet.h"
 #include "net/scheme_stat.h"
 #include "sim/ids.h"
+#include "sim/params.h"
 #include "sim/registry.h"
 
 namespace rocelab {
@@ -39,7 +40,24 @@ class HostPathPolicy {
   RdmaTransport* transport_ = nullptr;
 };
 
-using HostPathFactory = std::function<std::unique_ptr<HostPathPolicy>()>;
+// A policy's parameters (transport.path_policy: {name: hermes, ...}): read from the scenario,
+// then built into the policy every host's NIC shares.
+class HostPathConfig {
+ public:
+  virtual ~HostPathConfig() = default;
+  virtual void describe(ParamVisitor&) {}
+  virtual std::unique_ptr<HostPathPolicy> build() const = 0;
+};
+
+// Makes the policy's default configuration.
+using HostPathFactory = std::function<std::unique_ptr<HostPathConfig>()>;
 const Registry<HostPathFactory>& host_path_registry();
+
+// A configuration without parameters, for policies that have none.
+template <class Policy>
+class PlainHostPathConfig final : public HostPathConfig {
+ public:
+  std::unique_ptr<HostPathPolicy> build() const override { return std::make_unique<Policy>(); }
+};
 
 }  // namespace rocelab

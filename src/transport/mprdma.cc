@@ -25,12 +25,15 @@ void describe(ParamVisitor& v, MpRdmaConfig& c) {
          "reimplementations)");
 }
 
+std::unique_ptr<HostPathPolicy> MpRdmaPathConfig::build() const {
+  return std::make_unique<MpRdmaPath>(cfg);
+}
+
 void MpRdmaPath::attach(RdmaTransport& transport) {
   HostPathPolicy::attach(transport);
   if (transport.config().recovery != "bitmap")
     throw std::invalid_argument(
         "transport.path_policy: mprdma needs transport.recovery: bitmap (MP-RDMA's receiver)");
-  cfg_ = transport.config().mprdma;
   rng_ = RandomStream(transport.network().context().seed, "mprdma");
   mtu_ = transport.network().context().wire.mtu_payload_bytes;
 }

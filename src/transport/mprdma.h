@@ -28,8 +28,16 @@
 
 namespace rocelab {
 
+class MpRdmaPathConfig final : public HostPathConfig {
+ public:
+  void describe(ParamVisitor& v) override { rocelab::describe(v, cfg); }
+  std::unique_ptr<HostPathPolicy> build() const override;
+  MpRdmaConfig cfg;
+};
+
 class MpRdmaPath final : public HostPathPolicy {
  public:
+  explicit MpRdmaPath(const MpRdmaConfig& cfg = {}) : cfg_(cfg) {}
   struct Counters {
     uint64_t vps_pruned = 0;  // ACKs behind by more than Δ
     uint64_t probes = 0;

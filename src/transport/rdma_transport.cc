@@ -18,9 +18,9 @@ RdmaTransport::RdmaTransport(Network& net, const TransportConfig& cfg,
       handler_(net.sim().add_handler(this)),
       hosts_(net.node_count()),
       starts_(net.sim(), [this](FlowId f) { start_flow(f); }) {
-  const auto* path = host_path_registry().find(cfg_.path_policy);
-  if (!path) throw std::invalid_argument("unknown host path policy '" + cfg_.path_policy + "'");
-  path_ = path->factory();
+  TransportConfig with_path = cfg_;
+  ensure_path_params(with_path);  // a config made in code may name the policy alone
+  path_ = with_path.path_params->build();
   const auto* recovery = loss_recovery_registry().find(cfg_.recovery);
   if (!recovery) throw std::invalid_argument("unknown loss recovery '" + cfg_.recovery + "'");
   recovery_ = recovery->factory();

@@ -5,6 +5,7 @@
 #include "transport/loss_recovery.h"
 
 #include <cstddef>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -23,6 +24,14 @@ void enum_choice(ParamVisitor& v, std::string_view key, Enum& value, const std::
 }
 
 }  // namespace
+
+void ensure_path_params(TransportConfig& c) {
+  if (c.path_params && c.path_params_for == c.path_policy) return;
+  const auto* e = host_path_registry().find(c.path_policy);
+  if (!e) throw std::invalid_argument("unknown host path policy '" + c.path_policy + "'");
+  c.path_params = e->factory();
+  c.path_params_for = c.path_policy;
+}
 
 void describe(ParamVisitor& v, TransportConfig& c) {
   const std::vector<std::string> recoveries = loss_recovery_registry().names();
@@ -66,16 +75,17 @@ void describe(ParamVisitor& v, TransportConfig& c) {
          "the timer restarts on each data packet sent too, not only on each new ACK (ConWeave "
          "ns-3 PktSent)");
   static const std::vector<std::string> policies = host_path_registry().names();
-  v.choice("path_policy", c.path_policy, policies,
-           "path entropy per data packet at the sender: fixed = one source port per flow, "
-           "spray = a random one per packet, hermes = Hermes' sensing and rerouting, mprdma = "
-           "MP-RDMA's multipath transport (with cc: none, recovery: bitmap)");
   v.section(
-      "hermes", [&](ParamVisitor& h) { describe(h, c.hermes); },
-      "Hermes parameters (path_policy: hermes; docs/schemes/hermes.md)");
-  v.section(
-      "mprdma", [&](ParamVisitor& m) { describe(m, c.mprdma); },
-      "MP-RDMA parameters (path_policy: mprdma; docs/schemes/mprdma.md)");
+      "path_policy",
+      [&](ParamVisitor& s) {
+        s.choice("name", c.path_policy, policies,
+                 "path entropy per data packet at the sender: fixed = one source port per flow, "
+                 "spray = a random one per packet, hermes = Hermes' sensing and rerouting, "
+                 "mprdma = MP-RDMA's multipath transport (with cc: none, recovery: bitmap)");
+        ensure_path_params(c);
+        c.path_params->describe(s);
+      },
+      "the host path policy and its parameters (docs/schemes/host-path.md)", "name");
 }
 
 }  // namespace rocelab

@@ -2,15 +2,16 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "sim/ids.h"
 #include "sim/params.h"
 #include "sim/time.h"
-#include "transport/hermes_config.h"
-#include "transport/mprdma_config.h"
 
 namespace rocelab {
+
+class HostPathConfig;
 
 // The NIC's ACK/NAK/CNP frames while the data class is paused by the switch.
 enum class AckPause : uint8_t {
@@ -55,14 +56,18 @@ struct TransportConfig {
   // real NICs follow); with this, also on each data packet the NIC sends, as the ConWeave
   // ns-3 simulator does (rdma-hw.cc PktSent), so that a flow still sending never times out.
   bool rto_restarts_on_send = false;
-  // The host path policy by name (transport/host_path.h): fixed | spray.
+  // The host path policy by name (transport/host_path.h) and its parameters, made for
+  // path_params_for; when that is not path_policy, the transport builds the policy's
+  // defaults.
   std::string path_policy = "fixed";
+  std::shared_ptr<HostPathConfig> path_params;
+  std::string path_params_for;
   // recovery: bitmap: out-of-order packets kept beyond the next expected one (L, MP-RDMA).
   uint32_t bitmap_packets = 64;
-  HermesConfig hermes;  // path_policy: hermes
-  MpRdmaConfig mprdma;  // path_policy: mprdma
 };
 
+// Makes path_params the path policy's defaults unless they were made for it already.
+void ensure_path_params(TransportConfig& c);
 void describe(ParamVisitor& v, TransportConfig& c);
 
 }  // namespace rocelab

@@ -20,12 +20,22 @@ struct Outcome {
   MpRdmaPath::Counters counters;
 };
 
+// MP-RDMA with these parameters as the transport's path policy.
+void use_mprdma(ExperimentSpec& spec, const MpRdmaConfig& cfg) {
+  auto params = std::make_shared<MpRdmaPathConfig>();
+  params->cfg = cfg;
+  spec.transport.path_params = params;
+  spec.transport.path_params_for = "mprdma";
+}
+
 // Two leaves, four spines, spine 0's link to leaf 1 at 25 Gb/s. Four 4 MB flows from
 // leaf 0 to leaf 1. RED/ECN as the DCQCN paper (5-200 KB, 1%).
 Outcome run(const std::string& policy, const std::string& recovery, const std::string& cc,
             bool slow_start = false) {
   ExperimentSpec spec;
-  spec.transport.mprdma.slow_start = slow_start;
+  MpRdmaConfig cfg;
+  cfg.slow_start = slow_start;
+  use_mprdma(spec, cfg);
   spec.topology = test::small_leaf_spine(2, 4, 4);
   EXPECT_EQ(spec.topology.set_link_rate("spine0", "leaf1", gbps(25)), 1);
   spec.cc = cc;
@@ -132,7 +142,9 @@ TEST(MpRdma, DuplicateAcksAfterABitmapOverflowDoNotWidenTheWindow) {
   spec.transport.path_policy = "mprdma";
   spec.transport.recovery = "bitmap";
   spec.transport.bitmap_packets = 16;
-  spec.transport.mprdma.initial_window_bdp = 1;
+  MpRdmaConfig cfg;
+  cfg.initial_window_bdp = 1;
+  use_mprdma(spec, cfg);
   for (uint32_t i = 0; i < 4; ++i) spec.flows.push_back(test::flow(i, 4 + i, 4'000'000));
   Experiment exp(spec);
   test::run_checked(exp);
@@ -146,13 +158,13 @@ TEST(MpRdma, DuplicateAcksAfterABitmapOverflowDoNotWidenTheWindow) {
 // One path, every packet in order: the numbers are those of MP-RDMA's rules alone.
 class Sender {
  public:
-  explicit Sender(const MpRdmaConfig& cfg) {
+  explicit Sender(const MpRdmaConfig& cfg) : mp_(cfg) {
     ExperimentSpec spec;
     spec.topology = test::small_leaf_spine(2, 1, 1);
     spec.cc = "none";
     spec.transport.path_policy = "mprdma";
     spec.transport.recovery = "bitmap";
-    spec.transport.mprdma = cfg;
+    use_mprdma(spec, cfg);
     spec.flows.push_back(test::flow(0, 1, 100'000'000, Time{Delta::from_ms(1000).ps}));
     exp_ = std::make_unique<Experiment>(spec);
     mp_.attach(exp_->transport());
