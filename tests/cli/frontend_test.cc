@@ -680,17 +680,20 @@ TEST(Presets, RetransmissionTimerFollowsTheSimulator) {
     return build_experiment(c).transport;
   };
   // transport.rto: auto (the default) on tiny.yaml's leaf-spine (2 MB buffers, 100 Gb/s,
-  // 1 us links): a host-leaf-spine-leaf-host path queues at most 3 x 2 MB x 8 / 100 Gb/s =
-  // 480 us, + 2 x 4 x 1 us of propagation = 488 us.
-  EXPECT_EQ(built({}).rto, Delta::from_us(488));
-  EXPECT_EQ(built({"transport.rto=auto"}).rto, Delta::from_us(488));
+  // 1 us links; leaves of 6 ports, spines of 2). One switch's drain: 2 MB x 8 / 100 Gb/s =
+  // 160 us. Lossy, a host-leaf-spine-leaf-host path queues at most 3 x 160 us, + 2 x 4 x
+  // 1 us of propagation = 488 us.
+  EXPECT_EQ(built({"fc=none"}).rto, Delta::from_us(488));
+  // Under PFC each switch counts its drain (ports - 1) times: 5 x 160 + 160 + 5 x 160 + 8.
+  EXPECT_EQ(built({}).rto, Delta::from_us(1768));
+  EXPECT_EQ(built({"transport.rto=auto"}).rto, Delta::from_us(1768));
   EXPECT_FALSE(built({}).rto_restarts_on_send);
-  // ACKs queued with the data wait as long again on the way back: 2 x 480 + 8.
-  EXPECT_EQ(built({"switch.ack_queue=data"}).rto, Delta::from_us(968));
-  // One spine with 4 MB: the worst path crosses it (160 + 320 + 160 + 8).
-  EXPECT_EQ(built({"switch.buffers=[{switch: spine1, buffer: 4MB}]"}).rto, Delta::from_us(648));
-  // 40 Gb/s fabric links: every switch has one, its slowest port (3 x 400 + 8).
-  EXPECT_EQ(built({"topology.fabric_rate=40Gbps"}).rto, Delta::from_us(1208));
+  // ACKs queued with the data wait as long again on the way back: 2 x 1760 + 8.
+  EXPECT_EQ(built({"switch.ack_queue=data"}).rto, Delta::from_us(3528));
+  // One spine with 4 MB: the worst path crosses it (800 + 320 + 800 + 8).
+  EXPECT_EQ(built({"switch.buffers=[{switch: spine1, buffer: 4MB}]"}).rto, Delta::from_us(1928));
+  // 40 Gb/s fabric links: every switch has one, its slowest port (5 x 400 + 400 + 5 x 400 + 8).
+  EXPECT_EQ(built({"topology.fabric_rate=40Gbps"}).rto, Delta::from_us(4408));
   EXPECT_EQ(built({"transport.rto=1ms"}).rto, Delta::from_ms(1));
   EXPECT_THROW(built({"transport.rto=soon"}), ConfigError);
   EXPECT_EQ(built({"preset=conweave-ns3"}).rto, Delta::from_ms(4));

@@ -80,11 +80,16 @@ FabricRto fabric_rto(const ExperimentSpec& spec) {
     slowest[l.b] = std::min(slowest[l.b], l.rate_bps);
   }
   const SwitchConfig& sc = spec.network.switch_config;
+  const bool lossless = resolved_network(spec).switch_config.pfc.enabled;
   std::vector<double> drain_s(n, 0.0);
-  for (uint32_t s = 0; s < n; ++s)
-    if (topo.nodes[s].kind == NodeKind::kSwitch && !adj[s].empty())
-      drain_s[s] = static_cast<double>(sc.buffer_of(topo.nodes[s].name)) * 8 /
-                   static_cast<double>(slowest[s]);
+  for (uint32_t s = 0; s < n; ++s) {
+    if (topo.nodes[s].kind != NodeKind::kSwitch || adj[s].empty()) continue;
+    // Under PFC an upstream port gets its share of this switch's egress only: the other
+    // ingress ports' packets go between each of its admitted batches.
+    const double share = lossless ? static_cast<double>(std::max<size_t>(1, adj[s].size() - 1)) : 1;
+    drain_s[s] = share * static_cast<double>(sc.buffer_of(topo.nodes[s].name)) * 8 /
+                 static_cast<double>(slowest[s]);
+  }
   Worst worst;
   for (uint32_t h : topo.hosts()) {
     const Worst w = worst_from(h, topo, adj, drain_s);
@@ -98,8 +103,9 @@ FabricRto fabric_rto(const ExperimentSpec& spec) {
   out.rto = Delta::from_us(std::max<int64_t>(us, 1));
   out.derivation = fmt::format(
       "{} = {}the buffers of the {} switches on the worst path, each drained at its slowest "
-      "port ({:.1f} us), + the path's round-trip propagation ({})",
-      format_duration(out.rto), ways == 2 ? "2 x " : "", worst.switches, worst.queue_s * 1e6,
+      "port{} ({:.1f} us), + the path's round-trip propagation ({})",
+      format_duration(out.rto), ways == 2 ? "2 x " : "", worst.switches,
+      lossless ? " shared by its other ports (PFC)" : "", worst.queue_s * 1e6,
       format_duration(worst.delay * 2));
   return out;
 }
