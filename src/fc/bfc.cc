@@ -94,6 +94,7 @@ Bfc::Bfc(Switch& sw, const BfcParams& params)
       table_(params.vfids, params.bucket_entries, params.tcam_entries),
       shared_(shared_of(sw.context())),
       tag_(sw.context().state.layout().declare<BfcTag>("bfc.tag")),
+      first_of_flow_(sw.context().state.layout().declare<uint8_t>(kFirstOfFlowField)),
       control_kind_(sw.context().state.layout().control_kind("bfc")),
       rng_(sw.context().seed, "bfc", sw.id().index()),
       handler_(sw.context().sim.add_handler(this)),
@@ -186,7 +187,7 @@ bool Bfc::admit(PortId in, PortId out, Packet& p) {
   const uint32_t vfid = vfid_of(p.flow_hash, params_.vfids);
   EgressPort& port = sw_.port(out);
   // §3.7: a flow's first packet is pre-scheduled unless its VFID is paused or queued here.
-  if (params_.high_priority_queue && p.first_of_flow) {
+  if (params_.high_priority_queue && ctx_.field(first_of_flow_, p)) {
     const uint32_t i = table_.find(vfid, in, out);
     if (i == VfidTable::kNone || (table_[i].queued == 0 && !table_[i].paused)) {
       t.kind = kHigh;

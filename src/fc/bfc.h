@@ -156,6 +156,7 @@ class Bfc final : public FlowControl, public EventHandler {
   std::vector<PortState> ports_;
   std::shared_ptr<BfcShared> shared_;
   PacketField<BfcTag> tag_;
+  PacketField<uint8_t> first_of_flow_;  // the NIC's mark (transport kFirstOfFlowField)
   ControlKind control_kind_;
   RandomStream rng_;
   uint32_t handler_;

@@ -34,9 +34,8 @@ struct alignas(64) Packet {
   bool pfc_xoff = false;      // kPause: true = XOFF (pause), false = XON (resume)
   Priority pfc_priority = 0;  // kPause: the class paused or resumed
   bool source_routed = false;
-  bool first_of_flow = false;  // data: the flow's first packet, first sent (BFC §3.7 mark)
-  uint16_t control_kind = 0;   // kControl: which scheme's message (PacketStateLayout::control_kind)
-  PortId ingress_port;         // port it arrived on at the current switch (for MMU release)
+  uint16_t control_kind = 0;  // kControl: which scheme's message (PacketStateLayout::control_kind)
+  PortId ingress_port;        // port it arrived on at the current switch (for MMU release)
   uint16_t sport = 0;
   PacketId self;  // its own id (scheme fields are found by it: NetContext::field)
 
@@ -58,14 +57,14 @@ struct alignas(64) Packet {
   uint32_t payload_bytes = 0;  // RDMA payload carried (data only)
   FlowId flow;
 
-  uint64_t seq = 0;       // data: offset of the first payload byte; ack/nak: cumulative ack
-  Time sent_time;         // departure from the sender NIC (data); echoed in ACK/NAK
-  uint64_t sack_seq = 0;  // NAK under selective repeat: the out-of-order packet it reports;
-                          // ACK: the data packet it answers (MP-RDMA reads it)
+  uint64_t seq = 0;  // data: offset of the first payload byte; ack/nak: cumulative ack
+  Time sent_time;    // departure from the sender NIC (data); echoed in ACK/NAK
 
   // The first scheme-declared fields (net/packet_state.h), in the packet itself so that a
   // switch reading them touches no other memory. Zeroed with the packet.
-  static constexpr uint32_t kInlineStateBytes = 32;
+  // 40: the transport's own two fields (its SACK sequence, the first-of-flow mark) left the
+  // packet for here, with the room they took.
+  static constexpr uint32_t kInlineStateBytes = 40;
   alignas(8) std::byte inline_state[kInlineStateBytes] = {};
 };
 

@@ -27,6 +27,13 @@ namespace rocelab {
 
 enum class Echo : uint8_t { kNone, kToReply };
 
+// The fields the NIC's transport stamps (transport/rdma_transport.cc), by name: a switch
+// scheme that reads one declares the same name and type (BFC §3.7 reads the first-of-flow
+// mark). An ACK's or NAK's selective sequence (uint64_t; selective repeat, bitmap):
+inline constexpr const char* kSackSeqField = "transport.sack_seq";
+// 1 (uint8_t) on a flow's first data packet, first sent:
+inline constexpr const char* kFirstOfFlowField = "transport.first_of_flow";
+
 template <class T>
 class PacketField {
  public:

@@ -134,9 +134,10 @@ void MpRdmaPath::on_ack(FlowState& fs, const Packet& p) {
   // packets are acknowledged within the recovery).
   const uint64_t base = std::max(fs.acked, fs.recovery_point);
   const uint64_t passed = p.seq > base ? (p.seq - base + mtu_ - 1) / mtu_ : 0;
-  const bool fresh = p.sack_seq >= fs.recovery_point;
+  const uint64_t sacked = transport_->sack_seq(p);
+  const bool fresh = sacked >= fs.recovery_point;
   const bool retires = p.seq > fs.acked;
-  const bool out_of_order = p.sack_seq >= p.seq && p.sack_seq > 0;
+  const bool out_of_order = sacked >= p.seq && sacked > 0;
   fs.acked = std::max(fs.acked, p.seq);
   fs.inflate += (fresh ? 1 : 0) - static_cast<int64_t>(passed);
   counters_.max_inflate =
@@ -163,7 +164,6 @@ void MpRdmaPath::on_ack(FlowState& fs, const Packet& p) {
   }
   // Out-of-order aware path selection: an ACK of a packet more than Δ behind the highest
   // acknowledged one came over a slow path: shrink the window by one, do not reuse it.
-  const uint64_t sacked = p.sack_seq;
   const bool retransmission = sacked < fs.recovery_point;
   const uint64_t delta_bytes = static_cast<uint64_t>(cfg_.delta_packets) * mtu_;
   if (!retransmission && sacked + delta_bytes < fs.highest_sacked) {

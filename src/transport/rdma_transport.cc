@@ -17,7 +17,9 @@ RdmaTransport::RdmaTransport(Network& net, const TransportConfig& cfg,
       cc_(std::move(cc)),
       handler_(net.sim().add_handler(this)),
       hosts_(net.node_count()),
-      starts_(net.sim(), [this](FlowId f) { start_flow(f); }) {
+      starts_(net.sim(), [this](FlowId f) { start_flow(f); }),
+      sack_seq_(packet_layout().declare<uint64_t>(kSackSeqField)),
+      first_of_flow_(packet_layout().declare<uint8_t>(kFirstOfFlowField)) {
   TransportConfig with_path = cfg_;
   ensure_path_params(with_path);  // a config made in code may name the policy alone
   path_ = with_path.path_params->build();
@@ -273,7 +275,7 @@ PacketId RdmaTransport::send_data(FlowId f, uint64_t seq, const EgressPort& port
   p.sport = s.sport;
   p.dport = s.dport;
   p.sent_time = now;
-  p.first_of_flow = seq == 0 && s.high_sent == 0;
+  if (seq == 0 && s.high_sent == 0) field(first_of_flow_, p) = 1;
   path_->on_send(f, p);
   // A pinned flow goes its own way whatever the policy chose (a policy that keeps
   // per-path state, Hermes, reads the pin itself).
@@ -337,7 +339,7 @@ PacketId RdmaTransport::send_control(const Packet& data, PacketType type, uint64
   c.dst = data.src;
   c.flow = data.flow;
   c.seq = seq;
-  c.sack_seq = sack_seq;
+  if (sack_seq != 0) field(sack_seq_, c) = sack_seq;
   c.flow_hash = static_cast<uint32_t>(mix64(data.flow_hash ^ 0xac4c));  // reverse 5-tuple
   c.sport = data.sport;
   c.dport = data.dport;

@@ -150,6 +150,10 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   T& field(PacketField<T> f, const Packet& p) {
     return ctx_.field(f, p);
   }
+  // An ACK's or NAK's selective sequence: under selective repeat the out-of-order packet a
+  // NAK reports; under bitmap the data packet an ACK answers (MP-RDMA reads it). 0: none.
+  uint64_t sack_seq(const Packet& reply) { return field(sack_seq_, reply); }
+  PacketField<uint64_t> sack_seq_field() const { return sack_seq_; }
 
   // Results.
   size_t flow_count() const { return records_.size(); }
@@ -242,8 +246,10 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   std::vector<Sender> flows_;
   std::vector<ReceiverState> receivers_;
   std::vector<FlowRecord> records_;
-  std::vector<HostQueues> hosts_;  // by node id (switch slots stay empty)
-  FlowStarts starts_;              // when each flow starts (calls start_flow)
+  std::vector<HostQueues> hosts_;       // by node id (switch slots stay empty)
+  FlowStarts starts_;                   // when each flow starts (calls start_flow)
+  PacketField<uint64_t> sack_seq_;      // kSackSeqField
+  PacketField<uint8_t> first_of_flow_;  // kFirstOfFlowField
   TransportCounters counters_;
   std::vector<uint64_t> ood_histogram_ = std::vector<uint64_t>(kOodBuckets, 0);
   std::function<void(const FlowRecord&)> on_finish_;

@@ -25,9 +25,10 @@ void SelectiveRepeat::on_nak(FlowId f, const Packet& nak) {
   Sender& s = senders_[f.index()];
   if (nak.cnp_flag) transport_->cc().on_cnp(f, nak);
   const uint64_t size = transport_->flow_size(f);
-  if (nak.sack_seq >= transport_->snd_una(f) && nak.sack_seq < size) {
-    s.sacked.set(nak.sack_seq / mtu_);
-    s.sack_high = std::max(s.sack_high, std::min(nak.sack_seq + mtu_, size));
+  const uint64_t sack = transport_->sack_seq(nak);
+  if (sack >= transport_->snd_una(f) && sack < size) {
+    s.sacked.set(sack / mtu_);
+    s.sack_high = std::max(s.sack_high, std::min(sack + mtu_, size));
   }
   if (!transport_->in_recovery(f)) {  // IRN §3.2: one episode up to what was sent so far
     s.recovery_point = transport_->high_sent(f);

@@ -10,7 +10,9 @@
 #include "fc/fc_registry.h"
 #include "net/drr_scheduler.h"
 #include "net/network.h"
+#include "scenario/build/scenario_build.h"
 #include "scenario/config/scenario_config.h"
+#include "scenario/config/switch_features.h"
 #include "scenario/config/yaml_params.h"
 #include "test_util.h"
 #include "transport/rdma_transport.h"
@@ -418,6 +420,50 @@ TEST(SwitchFeatures, ChosenByNameWithClearErrors) {
   spec.topology = test::small_leaf_spine(2, 1, 1);
   spec.switch_features = {"no_such_feature"};
   EXPECT_THROW(Experiment exp(spec), std::invalid_argument);
+}
+
+// A newcomer's switch feature: one class and one registry line, then a scenario name. This
+// toy counts the data packets each switch receives and reports them; summed over the
+// switches that is every data packet's hops, which the egress ports count too.
+class ToyHopCounter final : public SwitchFeature {
+ public:
+  uint32_t hooks() const override { return kOnReceive; }
+  bool on_receive(const SwitchView&, Packet& p, PortId) override {
+    hops_ += p.type == PacketType::kData;
+    return false;  // never consumes
+  }
+  void add_stats(std::vector<SchemeStat>& out) const override {
+    out.push_back({"toy_data_hops", static_cast<double>(hops_)});
+  }
+
+ private:
+  uint64_t hops_ = 0;
+};
+
+TEST(SwitchFeatures, AFeatureIsAClassAndARegistryLine) {
+  struct Config : SwitchFeatureConfig {
+    std::unique_ptr<SwitchFeature> build(const SwitchView&) const override {
+      return std::make_unique<ToyHopCounter>();
+    }
+  };
+  if (!switch_feature_registry().find("toy_hops"))
+    switch_feature_registry().add("toy_hops", "a test's toy",
+                                  [](NetCounters&) { return std::make_unique<Config>(); });
+  ScenarioConfig c = load_scenario(std::string(ROCELAB_SOURCE_DIR) + "/tests/scenarios/tiny.yaml",
+                                   {"switch.features=[toy_hops]"});
+  ExperimentSpec spec = build_experiment(c);
+  Experiment exp(spec);
+  test::run_checked(exp);
+  uint64_t hops = 0;
+  for (NodeId sw : exp.network().switches())
+    for (size_t port = 0; port < exp.network().node(sw).port_count(); ++port)
+      hops += exp.network()
+                  .node(sw)
+                  .port(PortId(static_cast<uint16_t>(port)))
+                  .counters()
+                  .tx_data_packets;
+  EXPECT_GT(hops, exp.transport().counters().data_packets_sent) << "most packets cross 3 switches";
+  EXPECT_EQ(test::feature_stat(exp, "toy_data_hops"), static_cast<double>(hops));
 }
 
 TEST(SwitchFeatures, EcnFollowsTheSwitchFlag) {

@@ -185,7 +185,7 @@ class Sender {
     Packet a;
     a.type = PacketType::kAck;
     a.flow = kFlow;
-    a.sack_seq = acked_bytes_;
+    exp_->transport().field(exp_->transport().sack_seq_field(), a) = acked_bytes_;
     acked_bytes_ += mtu_bytes_;
     a.seq = acked_bytes_;
     a.ecn_ce = ecn;
@@ -198,7 +198,7 @@ class Sender {
     a.type = PacketType::kAck;
     a.flow = kFlow;
     a.seq = cumulative * mtu_bytes_;
-    a.sack_seq = answered * mtu_bytes_;
+    exp_->transport().field(exp_->transport().sack_seq_field(), a) = answered * mtu_bytes_;
     acked_bytes_ = std::max(acked_bytes_, a.seq);
     mp_.on_feedback(kFlow, a);
   }

@@ -36,8 +36,8 @@ class IntFeatureConfig final : public SwitchFeatureConfig {
 };
 }  // namespace
 
-const Registry<SwitchFeatureFactory>& switch_feature_registry() {
-  static const Registry<SwitchFeatureFactory> registry = [] {
+Registry<SwitchFeatureFactory>& switch_feature_registry() {
+  static Registry<SwitchFeatureFactory> registry = [] {
     Registry<SwitchFeatureFactory> r;
     r.add("ecn", "RED/ECN marking at egress, the DCQCN congestion point (switch.ecn)",
           [](NetCounters& c) { return std::make_unique<EcnFeatureConfig>(c); });

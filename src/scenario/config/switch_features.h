@@ -15,6 +15,7 @@ namespace rocelab {
 struct NetCounters;
 using SwitchFeatureFactory =
     std::function<std::unique_ptr<SwitchFeatureConfig>(NetCounters& counters)>;
-const Registry<SwitchFeatureFactory>& switch_feature_registry();
+// Mutable, as the loss recoveries': a test (or a user's own build) registers a feature.
+Registry<SwitchFeatureFactory>& switch_feature_registry();
 
 }  // namespace rocelab
