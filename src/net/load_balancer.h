@@ -52,6 +52,8 @@ class LbConfig {
   virtual ~LbConfig() = default;
   virtual void describe(ParamVisitor&) {}
   virtual std::unique_ptr<LoadBalancer> build(const SwitchView& sw) const = 0;
+  // What the scheme's header adds to every frame (net/packet.h).
+  virtual HeaderBytes header_bytes() const { return {}; }
 };
 
 }  // namespace rocelab

@@ -68,6 +68,14 @@ struct alignas(64) Packet {
   alignas(8) std::byte inline_state[kInlineStateBytes] = {};
 };
 
+// Bytes a scheme's own header adds to every data frame and to every ACK/NAK (an INT stack,
+// a tag): declared by load balancers, switch features and congestion controls alike, and
+// added to the wire model before the network is built (PFC headroom counts them).
+struct HeaderBytes {
+  uint32_t data = 0;
+  uint32_t ack = 0;
+};
+
 // The header model, stated once. RoCEv2 data frame: Ethernet 14 + IPv4 20 + UDP 8 +
 // BTH 12 + ICRC 4 + FCS 4 = 62 bytes of headers; ACK/NAK add AETH 4; a CNP carries 16
 // reserved bytes after the BTH. PFC frames are minimum-size (64 B) MAC control frames.

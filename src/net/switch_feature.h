@@ -42,6 +42,8 @@ class SwitchFeatureConfig {
  public:
   virtual ~SwitchFeatureConfig() = default;
   virtual std::unique_ptr<SwitchFeature> build(const SwitchView& sw) const = 0;
+  // What the feature's header adds to every frame (net/packet.h).
+  virtual HeaderBytes header_bytes() const { return {}; }
 };
 
 }  // namespace rocelab

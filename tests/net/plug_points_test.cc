@@ -9,6 +9,7 @@
 #include "fc/bfc_scheduler.h"
 #include "fc/fc_registry.h"
 #include "net/drr_scheduler.h"
+#include "net/load_balancer.h"
 #include "net/network.h"
 #include "scenario/build/scenario_build.h"
 #include "scenario/config/scenario_config.h"
@@ -464,6 +465,51 @@ TEST(SwitchFeatures, AFeatureIsAClassAndARegistryLine) {
                   .tx_data_packets;
   EXPECT_GT(hops, exp.transport().counters().data_packets_sent) << "most packets cross 3 switches";
   EXPECT_EQ(test::feature_stat(exp, "toy_data_hops"), static_cast<double>(hops));
+}
+
+// Load balancers and switch features declare the bytes their headers add, as congestion
+// controls do: every data frame grows by them on every link, and ACKs by theirs.
+TEST(SwitchFeatures, LoadBalancersAndFeaturesDeclareTheirHeaderBytes) {
+  struct TaggedEcmp : LbConfig {
+    std::unique_ptr<LoadBalancer> build(const SwitchView&) const override { return nullptr; }
+    HeaderBytes header_bytes() const override { return {8, 0}; }
+  };
+  struct ToyHeader : SwitchFeatureConfig {
+    std::unique_ptr<SwitchFeature> build(const SwitchView&) const override {
+      return std::make_unique<ToyHopCounter>();
+    }
+    HeaderBytes header_bytes() const override { return {12, 4}; }
+  };
+  if (!switch_feature_registry().find("toy_header"))
+    switch_feature_registry().add("toy_header", "a test's toy",
+                                  [](NetCounters&) { return std::make_unique<ToyHeader>(); });
+  // One 10-packet flow across 3 switches: each data frame is 20 B longer on each of its 4
+  // links, each ACK 4 B.
+  auto wire = [](bool headers) {
+    ExperimentSpec spec;
+    spec.topology = test::small_leaf_spine(2, 1, 1);
+    spec.cc = "none";
+    spec.flows = {test::flow(0, 1, 10 * 1000)};
+    if (headers) {
+      spec.lb_config = std::make_shared<TaggedEcmp>();
+      spec.switch_features = {"toy_header"};
+    }
+    Experiment exp(spec);
+    test::run_checked(exp);
+    uint64_t data = 0, all = 0;
+    for (size_t n = 0; n < exp.network().node_count(); ++n) {
+      const Node& node = exp.network().node(NodeId(static_cast<uint32_t>(n)));
+      for (size_t p = 0; p < node.port_count(); ++p) {
+        data += node.port(PortId(static_cast<uint16_t>(p))).counters().tx_data_bytes;
+        all += node.port(PortId(static_cast<uint16_t>(p))).counters().tx_bytes;
+      }
+    }
+    return std::pair(data, all - data);
+  };
+  const auto [plain_data, plain_other] = wire(false);
+  const auto [tagged_data, tagged_other] = wire(true);
+  EXPECT_EQ(tagged_data - plain_data, 10u * 4u * 20u);
+  EXPECT_EQ(tagged_other - plain_other, 10u * 4u * 4u) << "one ACK per packet, 4 links back";
 }
 
 TEST(SwitchFeatures, EcnFollowsTheSwitchFlag) {

@@ -11,6 +11,10 @@
 namespace rocelab {
 
 namespace {
+
+const Registry<SwitchFeatureFactory>::Entry& feature_entry(const std::string& name) {
+  return *switch_feature_registry().find(name);  // names checked by switch_feature_names
+}
 std::unique_ptr<CongestionControl> make_cc(const ExperimentSpec& spec) {
   if (spec.cc_config) return spec.cc_config->build();
   const auto* entry = cc_registry().find(spec.cc);
@@ -61,11 +65,20 @@ Experiment::Experiment(const ExperimentSpec& spec, std::unique_ptr<CongestionCon
     : spec_(spec) {
   spec_.network = resolved_network(spec);
   const CcFabricNeeds needs = cc->fabric_needs();
-  spec_.network.wire.data_header_bytes += needs.data_header_bytes;
-  spec_.network.wire.ack_bytes += needs.ack_header_bytes;
-  net_ = std::make_unique<Network>(sim_, spec_.topology, spec_.network);
   const std::shared_ptr<const LbConfig> lb = lb_config(spec_);
-  install_switch_features(needs.switch_features);
+  const std::vector<std::string> features = switch_feature_names(needs.switch_features);
+  // Every scheme's header, in the wire model before the network (and its headroom) is built.
+  spec_.network.wire.data_header_bytes += needs.data_header_bytes + lb->header_bytes().data;
+  spec_.network.wire.ack_bytes += needs.ack_header_bytes + lb->header_bytes().ack;
+  NetCounters unbound;  // a feature's configuration is asked before the counters exist
+  for (const std::string& n : features) {
+    const HeaderBytes h = feature_entry(n).factory(unbound)->header_bytes();
+    spec_.network.wire.data_header_bytes += h.data;
+    spec_.network.wire.ack_bytes += h.ack;
+  }
+  net_ = std::make_unique<Network>(sim_, spec_.topology, spec_.network);
+  for (const std::string& n : features)
+    net_->install_switch_feature(*feature_entry(n).factory(net_->context().counters));
   net_->install_load_balancers(*lb);
   transport_ = std::make_unique<RdmaTransport>(*net_, spec_.transport, std::move(cc));
   transport_->set_on_finish([this](const FlowRecord&) {
@@ -76,7 +89,8 @@ Experiment::Experiment(const ExperimentSpec& spec, std::unique_ptr<CongestionCon
   spec_.flows = {};
 }
 
-void Experiment::install_switch_features(const std::vector<std::string>& cc_features) {
+std::vector<std::string> Experiment::switch_feature_names(
+    const std::vector<std::string>& cc_features) const {
   std::vector<std::string> names;
   if (spec_.network.switch_config.ecn.enabled) names.push_back("ecn");
   for (const std::string& n : spec_.switch_features) {
@@ -90,11 +104,10 @@ void Experiment::install_switch_features(const std::vector<std::string>& cc_feat
   // NP-ECN is PCN's marking in place of RED's: one marker per switch, not two.
   if (std::find(names.begin(), names.end(), "np_ecn") != names.end())
     std::erase(names, std::string("ecn"));
-  for (const std::string& n : names) {
-    const auto* entry = switch_feature_registry().find(n);
-    if (!entry) throw std::invalid_argument("unknown switch feature '" + n + "'");
-    net_->install_switch_feature(*entry->factory(net_->context().counters));
-  }
+  for (const std::string& n : names)
+    if (!switch_feature_registry().find(n))
+      throw std::invalid_argument("unknown switch feature '" + n + "'");
+  return names;
 }
 
 void Experiment::add_flows(const std::vector<FlowSpec>& flows) {

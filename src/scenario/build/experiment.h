@@ -74,7 +74,9 @@ class Experiment {
 
  private:
   void add_flows(const std::vector<FlowSpec>& flows);
-  void install_switch_features(const std::vector<std::string>& cc_features);
+  // The switch features to install, in pipeline order: ecn (switch.ecn.enabled), the
+  // scenario's, then the congestion control's own.
+  std::vector<std::string> switch_feature_names(const std::vector<std::string>& cc_features) const;
 
   ExperimentSpec spec_;
   Simulator sim_;
