@@ -46,6 +46,7 @@ int run_compare(const CompareRequest& request, SweepOptions options, int* argc, 
   const Sweep sweep = compare_sweep(request.scenario_path, request.sets, request.seed, schemes);
   options.command = "compare";
   options.force = true;  // a compare always runs: it reuses nothing of an earlier one
+  options.run_progress = !options.quiet && !launched_by_mpi();
   const SweepFinish finish = [&](SweepDriver& d) { return finish_compare(d, sweep, options); };
   if (launched_by_mpi()) return run_sweep_mpi(sweep, options, argc, argv, finish);
   return run_sweep_local(sweep, options, finish);

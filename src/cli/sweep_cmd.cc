@@ -82,7 +82,7 @@ std::string SweepDriver::run_name(size_t i) const {
 }
 
 void SweepDriver::print_progress(bool final) {
-  if (options_.quiet || !tty_) return;
+  if (options_.quiet || !tty_ || own_progress()) return;
   std::lock_guard lock(mutex_);
   const double t = now_s();
   if (!final && t - last_print_s_ < 1.0) return;
@@ -100,7 +100,8 @@ void SweepDriver::print_progress(bool final) {
 
 void SweepDriver::worker() {
   while (auto i = next())
-    record(*i, execute_sweep_run(sweep_, *i, options_.out_dir, options_.interrupted));
+    record(*i, execute_sweep_run(sweep_, *i, options_.out_dir, options_.interrupted,
+                                 own_progress() ? run_name(*i) + ": " : ""));
 }
 
 void SweepDriver::run_local(unsigned jobs, const std::function<bool()>& poll) {

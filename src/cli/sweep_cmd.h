@@ -18,6 +18,9 @@ struct SweepOptions {
   bool quiet = false;
   bool force = false;             // rerun finished points too
   std::string command = "sweep";  // names the progress lines: sweep or compare
+  // One run at a time on a terminal: show that run's own progress line (simulated time,
+  // flows, ETA) instead of the runner's (compare -j 1).
+  bool run_progress = false;
   const std::atomic<bool>* interrupted = nullptr;
 };
 
@@ -40,6 +43,7 @@ class SweepDriver {
 
  private:
   void worker();
+  bool own_progress() const { return options_.run_progress && options_.jobs == 1 && tty_; }
 
   const Sweep& sweep_;
   SweepOptions options_;

@@ -145,12 +145,14 @@ RunOutcome finished_outcome(const Sweep& sweep, size_t i, const std::string& out
 
 namespace {
 
-RunOutcome run_unwritten(const Sweep& sweep, size_t i, const std::atomic<bool>* interrupted) {
+RunOutcome run_unwritten(const Sweep& sweep, size_t i, const std::atomic<bool>* interrupted,
+                         const std::string& progress_label) {
   RunOutcome out;
   try {
     ScenarioConfig c = sweep.config_of(sweep.runs[i]);
     RunOptions o;
-    o.quiet = true;
+    o.quiet = progress_label.empty();
+    o.label = progress_label;
     o.interrupted = interrupted;
     const nlohmann::json summary = run_scenario(c, o);
     if (!summary.value("complete", false)) {
@@ -169,9 +171,10 @@ RunOutcome run_unwritten(const Sweep& sweep, size_t i, const std::atomic<bool>* 
 }  // namespace
 
 RunOutcome execute_sweep_run(const Sweep& sweep, size_t i, const std::string& out_dir,
-                             const std::atomic<bool>* interrupted) {
+                             const std::atomic<bool>* interrupted,
+                             const std::string& progress_label) {
   static std::atomic<uint64_t> counter{0};
-  if (out_dir.empty()) return run_unwritten(sweep, i, interrupted);
+  if (out_dir.empty()) return run_unwritten(sweep, i, interrupted, progress_label);
   const fs::path final_dir = fs::path(out_dir) / sweep.runs[i].rel_dir;
   char host[256] = "host";
   ::gethostname(host, sizeof host - 1);
@@ -183,7 +186,8 @@ RunOutcome execute_sweep_run(const Sweep& sweep, size_t i, const std::string& ou
     fs::remove_all(tmp);
     fs::create_directories(tmp);
     RunOptions o;
-    o.quiet = true;
+    o.quiet = progress_label.empty();
+    o.label = progress_label;
     o.interrupted = interrupted;
     o.out_dir = tmp.string();
     const nlohmann::json summary = run_scenario(c, o);
