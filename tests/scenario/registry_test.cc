@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -133,6 +134,60 @@ TEST_P(EveryRegisteredScheme, RoundTripsThroughTheResolvedYaml) {
   EXPECT_TRUE(selects(again, GetParam())) << "the resolved file no longer selects it";
 }
 
+// The page in docs/schemes/ whose 'Registered as:' line names the scheme ("" if none).
+std::string page_of(const Registered& r) {
+  const std::string want = "`" + r.family + ": " + r.name + "`";
+  for (const auto& f :
+       std::filesystem::directory_iterator(std::string(ROCELAB_SOURCE_DIR) + "/docs/schemes")) {
+    std::ifstream in(f.path());
+    std::string line;
+    std::getline(in, line);
+    std::getline(in, line);  // line 2
+    if (line.rfind("Registered as:", 0) == 0 && line.find(want) != std::string::npos) {
+      std::stringstream all;
+      all << std::ifstream(f.path()).rdbuf();
+      return all.str();
+    }
+  }
+  return "";
+}
+
+// Whether a page names a figure: in full, as a numbered family by its stem (`x_00..16`), or
+// abbreviated after a name with the same head (`lbodsn_fcn_in_flight`, `_unknown_flow`;
+// `proteus_select_{noncongested,congested}`).
+bool named_on(const std::string& page, const std::string& name) {
+  std::string stem = name;
+  while (!stem.empty() && std::isdigit(static_cast<unsigned char>(stem.back()))) stem.pop_back();
+  if (page.find(stem) != std::string::npos) return true;
+  for (size_t i = name.find('_'); i != std::string::npos; i = name.find('_', i + 1)) {
+    const std::string head = name.substr(0, i), tail = name.substr(i);
+    if (page.find("`" + head) == std::string::npos) continue;
+    if (page.find("`" + tail + "`") != std::string::npos) return true;
+    if (page.find(head + "_{") != std::string::npos &&
+        page.find(tail.substr(1)) != std::string::npos)
+      return true;
+  }
+  return false;
+}
+
+// The figures the scheme reported (lb_stats, fc_stats, feature_stats; the path policy's
+// go to lb_stats): summary.json defers their meaning to the scheme's page.
+std::vector<std::string> figures_of(Experiment& exp, const Registered& r) {
+  std::vector<SchemeStat> stats;
+  Network& net = exp.network();
+  for (NodeId s : net.switches()) {
+    if (r.family == "lb")
+      if (LoadBalancer* lb = net.switch_at(s).load_balancer()) lb->add_stats(stats);
+    if (r.family == "fc") net.switch_at(s).flow_control().add_stats(stats);
+    if (r.family == "switch.features")
+      for (const auto& f : net.switch_at(s).features()) f->add_stats(stats);
+  }
+  if (r.family == "transport.path_policy") exp.transport().path_policy().add_stats(stats);
+  std::vector<std::string> names;
+  for (const auto& [name, v] : combine(stats)) names.push_back(name);
+  return names;
+}
+
 TEST_P(EveryRegisteredScheme, KeepsTheInvariantsUnderLoadAndIncast) {
   ScenarioConfig c = scenario_with(GetParam());
   Experiment exp(build_experiment(c));
@@ -141,6 +196,11 @@ TEST_P(EveryRegisteredScheme, KeepsTheInvariantsUnderLoadAndIncast) {
   if (GetParam().family == "transport.recovery") {
     EXPECT_GT(exp.transport().counters().out_of_order_packets, 0u) << "the recovery had work";
   }
+  // Each figure it reports is named on its page.
+  const std::string page = page_of(GetParam());
+  for (const std::string& name : figures_of(exp, GetParam()))
+    EXPECT_TRUE(named_on(page, name))
+        << name << " (summary.json) is not named on the scheme's docs/schemes/ page";
 }
 
 // The scenario above is a test of something: under the defaults (ECMP, DCQCN, PFC) its
