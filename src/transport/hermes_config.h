@@ -1,6 +1,6 @@
-// Parameters of the Hermes host path policy (transport/hermes.h), under transport.hermes.
-// Hermes' thresholds are queueing delays measured at 10 Gb/s in its authors' simulations
-// (their ns-3 code, snowzjx/ns3-load-balance, where Hermes is "TLB"); the defaults here
+// Parameters of the Hermes host path policy (transport/hermes.h), under transport.path_policy
+// (name: hermes). Hermes' thresholds are queueing delays measured at 10 Gb/s in its authors'
+// simulations (their ns-3 code, snowzjx/ns3-load-balance, where Hermes is "TLB"); the defaults here
 // keep the same queue in bytes at 100 Gb/s, i.e. a tenth of the time
 // (docs/schemes/hermes.md gives each value's source and the sensitivity).
 #pragma once

@@ -1,6 +1,6 @@
-// Parameters of the MP-RDMA host path policy (transport/mprdma.h), under transport.mprdma.
-// The paper's text was not available here; the values are those of the first author's ns-3
-// code and two public reimplementations (docs/schemes/mprdma.md).
+// Parameters of the MP-RDMA host path policy (transport/mprdma.h), under transport.path_policy
+// (name: mprdma). The paper's text was not available here; the values are those of the first
+// author's ns-3 code and two public reimplementations (docs/schemes/mprdma.md).
 #pragma once
 
 #include "sim/params.h"
