@@ -37,13 +37,13 @@ def flatten(summary, prefix=""):
 
 
 def get(summary, key):
-    """A dotted key of a summary as a float; None when absent."""
+    """A dotted key of a summary as a float; None when absent or not a number."""
     v = summary
     for k in key.split("."):
         if not isinstance(v, dict) or k not in v:
             return None
         v = v[k]
-    return float(v)
+    return float(v) if isinstance(v, (int, float)) else None
 
 
 def run_dirs(root):

@@ -35,7 +35,8 @@ def mean_ci(xs):
 
 
 def percentile(sorted_xs, p):
-    """Nearest rank of an ascending list, as rocelab's summaries; nan for an empty one."""
+    """Nearest rank of an ascending list, as rocelab's summaries; nan for an empty one (where
+    a summary writes 0 for an empty bucket, and its `flows` 0 tells the two apart)."""
     if not sorted_xs:
         return float("nan")
     rank = max(1, math.ceil(p / 100 * len(sorted_xs)))

@@ -25,6 +25,10 @@ int finish_compare(SweepDriver& driver, const Sweep& sweep, const SweepOptions& 
     if (!o.summary.is_null())
       results.emplace_back(sweep.schemes[sweep.runs[i].scheme].label, o.summary);
   }
+  if (results.empty()) {
+    std::fprintf(stderr, "rocelab compare: no scheme ran; nothing written\n");
+    return interrupted ? 130 : 3;
+  }
   std::printf("%s", compare_table(results).c_str());
   if (!options.out_dir.empty()) {
     std::filesystem::create_directories(options.out_dir);
@@ -47,6 +51,7 @@ int run_compare(const CompareRequest& request, SweepOptions options, int* argc, 
   options.command = "compare";
   options.force = true;  // a compare always runs: it reuses nothing of an earlier one
   options.run_progress = !options.quiet && !launched_by_mpi();
+  options.keep_incomplete = true;  // Ctrl-C keeps what each scheme got to, as `run` does
   const SweepFinish finish = [&](SweepDriver& d) { return finish_compare(d, sweep, options); };
   if (launched_by_mpi()) return run_sweep_mpi(sweep, options, argc, argv, finish);
   return run_sweep_local(sweep, options, finish);

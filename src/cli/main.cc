@@ -177,7 +177,9 @@ int main(int argc, char** argv) {
   auto* cmp = app.add_subcommand("compare", "run one scenario under several schemes");
   add_run_options(cmp, "write DIR/<scheme>/ and DIR/compare.csv");
   cmp->add_option("--schemes", schemes, "LB+CC[+FC],... e.g. ecmp+dcqcn,letflow+none")->required();
-  cmp->add_option("--jobs,-j", jobs, "runs in parallel (default: all cores)");
+  cmp->add_option("--jobs,-j", jobs,
+                  "runs in parallel (default: all cores; under mpirun 1 per rank, 0: rank 0 "
+                  "only hands out runs)");
 
   auto* swp = app.add_subcommand("sweep", "run a grid of parameters x schemes x seeds");
   std::string sweep_file;
@@ -185,7 +187,8 @@ int main(int argc, char** argv) {
   swp->add_option("sweep", sweep_file, "sweep YAML file (docs/sweep.md)")->required();
   swp->add_option("--out,-o", out_dir, "results directory (default runs/<sweep file name>)");
   swp->add_option("--jobs,-j", jobs,
-                  "runs at once in this process (default: all cores; 1 per rank under mpirun)");
+                  "runs at once in this process (default: all cores; 1 per rank under mpirun, "
+                  "where 0 makes rank 0 only hand out runs)");
   swp->add_flag("--quiet,-q", quiet, "no progress output");
   swp->add_flag("--force", force, "rerun finished runs too");
   std::string seeds_override;

@@ -40,7 +40,17 @@ std::filesystem::path write_package() {
 int run_plot_script(const std::string& mode, const std::string& dir, const std::string& out) {
   const std::filesystem::path root = write_package();
   const std::string py = python();
-  std::vector<std::string> args = {py, "-B", "-m", "rocelab.plot", mode, dir, out};
+  // Not `-m`, which puts the current directory ahead of PYTHONPATH: a `rocelab/` there (a
+  // checkout's python/) would shadow the carried package.
+  std::vector<std::string> args = {py,
+                                   "-B",
+                                   "-c",
+                                   "import runpy, sys; sys.path.insert(0, sys.argv.pop(1)); "
+                                   "runpy.run_module('rocelab.plot', run_name='__main__')",
+                                   root.string(),
+                                   mode,
+                                   dir,
+                                   out};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

@@ -21,6 +21,7 @@ struct SweepOptions {
   // One run at a time on a terminal: show that run's own progress line (simulated time,
   // flows, ETA) instead of the runner's (compare -j 1).
   bool run_progress = false;
+  bool keep_incomplete = false;  // interrupted runs keep their results (compare)
   const std::atomic<bool>* interrupted = nullptr;
 };
 

@@ -25,7 +25,8 @@ void worker_rank(const Sweep& sweep, const SweepOptions& options) {
     MPI_Recv(&index, 1, MPI_INT64_T, 0, kTagTask, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     if (index < 0) return;
     const RunOutcome outcome =
-        execute_sweep_run(sweep, static_cast<size_t>(index), options.out_dir, options.interrupted);
+        execute_sweep_run(sweep, static_cast<size_t>(index), options.out_dir, options.interrupted,
+                          {"", options.keep_incomplete});
     request = {{"index", index}, {"outcome", outcome.to_json()}};
   }
 }

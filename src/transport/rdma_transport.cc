@@ -17,9 +17,7 @@ RdmaTransport::RdmaTransport(Network& net, const TransportConfig& cfg,
       cc_(std::move(cc)),
       handler_(net.sim().add_handler(this)),
       hosts_(net.node_count()),
-      starts_(net.sim(), [this](FlowId f) { start_flow(f); }),
-      sack_seq_(packet_layout().declare<uint64_t>(kSackSeqField)),
-      first_of_flow_(packet_layout().declare<uint8_t>(kFirstOfFlowField)) {
+      starts_(net.sim(), [this](FlowId f) { start_flow(f); }) {
   TransportConfig with_path = cfg_;
   ensure_path_params(with_path);  // a config made in code may name the policy alone
   path_ = with_path.path_params->build();
@@ -42,6 +40,10 @@ RdmaTransport::RdmaTransport(Network& net, const TransportConfig& cfg,
   cc_->attach(*this);
   path_->attach(*this);
   recovery_->attach(*this);
+  // Last, so that the schemes' own fields take the packet's inline bytes first (the
+  // first-of-flow mark is already there when BFC declared it).
+  sack_seq_ = packet_layout().declare<uint64_t>(kSackSeqField);
+  first_of_flow_ = packet_layout().declare<uint8_t>(kFirstOfFlowField);
 }
 
 RdmaTransport::~RdmaTransport() {

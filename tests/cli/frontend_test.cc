@@ -555,7 +555,8 @@ TEST(Compare, MpirunWithTwoRanksGivesTheSameRuns) {
       "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
       "OMPI_MCA_btl_vader_single_copy_mechanism=none " +
       std::string(ROCELAB_TEST_MPIEXEC) + " --oversubscribe -np 2 ";
-  ASSERT_EQ(run_cli(args + " --out " + (d / "mpi").string(), &out, prefix), 0) << out;
+  // -j 0: rank 0 runs nothing itself, so every run comes back from rank 1 over MPI.
+  ASSERT_EQ(run_cli(args + " -j 0 --out " + (d / "mpi").string(), &out, prefix), 0) << out;
   EXPECT_NE(out.find("letflow+dcqcn+pfc"), std::string::npos) << out;  // the table
   for (const char* scheme : {"ecmp+none+pfc", "letflow+dcqcn+pfc"}) {
     const std::string local = slurp((d / "local" / scheme / "fct.txt").string());
@@ -563,6 +564,11 @@ TEST(Compare, MpirunWithTwoRanksGivesTheSameRuns) {
     EXPECT_EQ(slurp((d / "mpi" / scheme / "fct.txt").string()), local) << scheme;
   }
   EXPECT_TRUE(fs::exists(d / "mpi" / "compare.csv"));
+  // Without --out nothing is written, by any rank.
+  fs::create_directories(d / "cwd");
+  ASSERT_EQ(run_cli(args + " -j 0", &out, "cd " + (d / "cwd").string() + " && " + prefix), 0)
+      << out;
+  EXPECT_TRUE(fs::is_empty(d / "cwd"));
   fs::remove_all(d);
 }
 #endif
@@ -694,6 +700,9 @@ TEST(Presets, RetransmissionTimerFollowsTheSimulator) {
   EXPECT_EQ(built({"switch.buffers=[{switch: spine1, buffer: 4MB}]"}).rto, Delta::from_us(1928));
   // 40 Gb/s fabric links: every switch has one, its slowest port (5 x 400 + 400 + 5 x 400 + 8).
   EXPECT_EQ(built({"topology.fabric_rate=40Gbps"}).rto, Delta::from_us(4408));
+  // With little buffer the floor holds: twice the unloaded round trip, 2 x (8 us + 4 links x
+  // (1082 + 86) B x 8 / 100 Gb/s) = 16.75 us -> 17 us (the drain, 3 x 0.8 + 8, is below it).
+  EXPECT_EQ(built({"fc=none", "switch.buffer=10KB"}).rto, Delta::from_us(17));
   EXPECT_EQ(built({"transport.rto=1ms"}).rto, Delta::from_ms(1));
   EXPECT_THROW(built({"transport.rto=soon"}), ConfigError);
   EXPECT_EQ(built({"preset=conweave-ns3"}).rto, Delta::from_ms(4));

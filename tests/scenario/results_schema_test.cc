@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include "../cli_util.h"
@@ -57,15 +59,61 @@ TEST(ResultsSchema, EveryKeyWrittenIsDefinedAndEveryDefinedKeyWritten) {
   std::filesystem::remove_all(dir);
 }
 
-TEST(ResultsSchema, FlowsCsvHeaderIsTheSchemas) {
+// The writer takes flows.csv's header from the schema and writes its rows in its own
+// order: every row must have the schema's columns, each value of its column's unit, and
+// fct_ns = finish_ns - start_ns (a swapped pair of columns fails here).
+TEST(ResultsSchema, FlowsCsvRowsFollowTheSchemasColumns) {
   const auto dir = test::temp_dir("schema_flows");
-  run_small(dir);
-  const std::string text = test::slurp((dir / "flows.csv").string());
-  std::string expected;
-  for (const ResultKey& k : results_schema().keys("flows.csv"))
-    expected += (expected.empty() ? "" : ",") + k.key;
-  EXPECT_EQ(text.substr(0, text.find('\n')), expected);
-  EXPECT_EQ(expected.substr(0, 7), "id,src,");
+  const nlohmann::json summary = run_small(dir);
+  std::istringstream text(test::slurp((dir / "flows.csv").string()));
+  const auto& columns = results_schema().keys("flows.csv");
+  std::string line;
+  std::getline(text, line);
+  EXPECT_EQ(line.substr(0, 7), "id,src,");
+  auto is_int = [](const std::string& v) {
+    return !v.empty() && v.find_first_not_of("0123456789") == std::string::npos;
+  };
+  auto is_ns = [](const std::string& v) {  // three decimals, exact picoseconds
+    const size_t dot = v.find('.');
+    return dot != std::string::npos && v.size() - dot == 4 && dot > 0;
+  };
+  size_t rows = 0;
+  while (std::getline(text, line)) {
+    std::vector<std::string> v;
+    std::stringstream ls(line);
+    for (std::string f; std::getline(ls, f, ',');) v.push_back(f);
+    if (!line.empty() && line.back() == ',') v.emplace_back();
+    ASSERT_EQ(v.size(), columns.size()) << line;
+    std::map<std::string, std::string> row;
+    for (size_t c = 0; c < columns.size(); ++c) {
+      const ResultKey& k = columns[c];
+      row[k.key] = v[c];
+      const bool empty_ok = k.meaning.find("empty if unfinished") != std::string::npos;
+      if (v[c].empty() && empty_ok) continue;
+      if (k.unit == "count" || k.unit == "bytes") {
+        EXPECT_TRUE(is_int(v[c])) << k.key << ": " << line;
+      }
+      if (k.unit == "ns") {
+        EXPECT_TRUE(is_ns(v[c])) << k.key << ": " << line;
+      }
+      if (k.unit == "bool") {
+        EXPECT_TRUE(v[c] == "0" || v[c] == "1") << k.key << ": " << line;
+      }
+      if (k.unit == "text") {
+        EXPECT_FALSE(is_int(v[c]) || v[c].empty()) << k.key << ": " << line;
+      }
+      if (k.unit == "1") {
+        EXPECT_GT(std::stod(v[c]), 0) << k.key << ": " << line;
+      }
+    }
+    if (!row["fct_ns"].empty()) {
+      EXPECT_NEAR(std::stod(row["finish_ns"]) - std::stod(row["start_ns"]),
+                  std::stod(row["fct_ns"]), 1e-3)
+          << line;
+    }
+    ++rows;
+  }
+  EXPECT_EQ(rows, summary["flows_total"].get<uint64_t>());
   std::filesystem::remove_all(dir);
 }
 

@@ -92,6 +92,21 @@ TEST(Sweep, BadFilesNameTheKeyAndLine) {
   EXPECT_NE(error_of("grid: {workloads.0.load: {from: 0.5, to: 0.1, step: 0.1}}\n").find(">= from"),
             std::string::npos);
   EXPECT_NE(error_of("x: switch.buffer\n").find("not a grid key"), std::string::npos);
+  // A scheme's set that picks a scheme after the grid filled its section would drop the
+  // grid's values: refused, naming both.
+  const std::string dropped = error_of(
+      "grid: {transport.path_policy.rtt_high: [3us, 50us]}\n"
+      "schemes: [{name: h, scheme: ecmp+dcqcn, set: {transport.path_policy: hermes}}]\n");
+  EXPECT_NE(dropped.find("replaces transport.path_policy after the point set "
+                         "'transport.path_policy.rtt_high=3us'"),
+            std::string::npos)
+      << dropped;
+  // Picked first (the sweep's set), the grid's values hold.
+  const Sweep ok = sweep_of(
+      "set: {transport.path_policy: hermes}\n"
+      "grid: {transport.path_policy.rtt_high: [3us, 50us]}\n");
+  ScenarioConfig second = ok.config_of(ok.runs[1]);
+  EXPECT_NE(resolved_yaml(second).find("rtt_high: 50us"), std::string::npos);
 }
 
 std::string sweep_csv_after(const std::string& args, const fs::path& out) {

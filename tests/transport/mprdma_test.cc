@@ -167,6 +167,8 @@ class Sender {
     use_mprdma(spec, cfg);
     spec.flows.push_back(test::flow(0, 1, 100'000'000, Time{Delta::from_ms(1000).ps}));
     exp_ = std::make_unique<Experiment>(spec);
+    // The hand-made ACKs below live on the stack: their fields must be in the packet.
+    EXPECT_TRUE(exp_->transport().sack_seq_field().in_packet());
     mp_.attach(exp_->transport());
     mtu_bytes_ = exp_->network().context().wire.mtu_payload_bytes;
   }

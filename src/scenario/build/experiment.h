@@ -34,6 +34,9 @@ struct ExperimentSpec {
   std::vector<FlowSpec> flows;
   Time stop = Time::never();
   bool stop_when_done = true;  // end as soon as every flow has finished
+  // How transport.rto: auto came to transport.rto (scenario/build/fabric_rto.h); empty
+  // when the scenario set the timer.
+  std::string rto_derivation;
 };
 
 struct RunStats {

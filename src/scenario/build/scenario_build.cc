@@ -240,7 +240,11 @@ ExperimentSpec build_unlocated(ScenarioConfig& c) {
   spec.network.seed = static_cast<uint64_t>(c.seed);
   spec.transport = c.transport;
   spec.transport.ack_pause = resolve_ack_pause(c.transport.ack_pause, c.preset, c.cc);
-  if (spec.transport.rto_auto) spec.transport.rto = fabric_rto(spec).rto;
+  if (spec.transport.rto_auto) {
+    const FabricRto rto = fabric_rto(spec);
+    spec.transport.rto = rto.rto;
+    spec.rto_derivation = rto.derivation;
+  }
   spec.lb = c.lb;
   spec.cc = c.cc;
   spec.lb_config = c.lb_params;

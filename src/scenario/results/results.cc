@@ -4,7 +4,6 @@
 #include <fstream>
 #include <map>
 
-#include "scenario/build/fabric_rto.h"
 #include "scenario/config/version.h"
 #include "scenario/results/ns3_fct.h"
 #include "scenario/results/schema.h"
@@ -247,8 +246,8 @@ void write_run_dir(const std::string& dir, ScenarioConfig& c, Experiment& exp,
              << static_cast<int64_t>(lb["flb_k_range_high_bytes"].get<double>())
              << ") B for n = lb.isolation_n\n";
   }
-  if (c.transport.rto_auto)
-    resolved << "# transport.rto auto: " << fabric_rto(exp.spec()).derivation << "\n";
+  if (!exp.spec().rto_derivation.empty())
+    resolved << "# transport.rto auto: " << exp.spec().rto_derivation << "\n";
   resolved << resolved_yaml(c);
   if (c.outputs.flows_csv) write_flows_csv(dir + "/flows.csv", exp);
   if (c.outputs.ns3_fct) write_fct_file(dir + "/fct.txt", exp, c.outputs.ns3_fct_style);

@@ -36,8 +36,6 @@ class ResultsSchema {
  private:
   friend const ResultsSchema& results_schema();
 
-  // The value at a dotted key of a summary ("by_size.small.afct_us"), or nullptr.
-  const nlohmann::json* find_dotted(const nlohmann::json& summary, const std::string& key);
   ResultsSchema();
   std::string text_;
   std::vector<std::string> files_;

@@ -384,6 +384,16 @@ ScenarioConfig Sweep::config_of(const SweepRun& run) const {
   if (scheme.cc != base_cc) o.push_back("cc=" + scheme.cc);
   if (scheme.fc != base_fc) o.push_back("fc=" + scheme.fc);
   o.insert(o.end(), points[run.point].sets.begin(), points[run.point].sets.end());
+  // A scheme's set that selects a scheme (`transport.path_policy: hermes`) replaces the
+  // section the grid filled before it: the grid's values would be dropped without a word.
+  for (const std::string& ss : scheme.sets) {
+    const std::string key = ss.substr(0, ss.find('='));
+    for (const std::string& ps : points[run.point].sets)
+      if (ps.rfind(key + ".", 0) == 0)
+        throw ConfigError("the scheme's set '" + ss + "' replaces " + key +
+                          " after the point set '" + ps + "', which it would drop: select " + key +
+                          " in the sweep's set or a case, before the grid");
+  }
   o.insert(o.end(), scheme.sets.begin(), scheme.sets.end());
   ScenarioConfig c = load_scenario(scenario_path, o);
   c.seed = run.seed;

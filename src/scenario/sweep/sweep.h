@@ -93,13 +93,20 @@ RunOutcome finished_outcome(const Sweep& sweep, size_t run_index, const std::str
 // Runs one point of the sweep, writing its directory atomically (whoever hands out the runs
 // decides what to reuse, with finished_outcome); an empty out_dir writes nothing. Never
 // throws for a bad point: the error is in the outcome.
-// A non-empty progress_label shows the run's own progress line on a terminal, prefixed by it.
+struct SweepRunOptions {
+  // Non-empty: the run shows its own progress line on a terminal, prefixed by this.
+  std::string progress_label;
+  // An interrupted run keeps its directory and summary ("complete": false), as `rocelab
+  // run` does (compare); a sweep drops it, so that a rerun finishes it.
+  bool keep_incomplete = false;
+};
 RunOutcome execute_sweep_run(const Sweep& sweep, size_t run_index, const std::string& out_dir,
                              const std::atomic<bool>* interrupted,
-                             const std::string& progress_label = "");
+                             const SweepRunOptions& options = {});
 
 // Writes the result files of a run computed elsewhere (another MPI rank on another file
-// system) when out_dir does not hold them yet: summary.json and config.resolved.yaml.
+// system) unless out_dir holds that very summary already: summary.json and
+// config.resolved.yaml. An empty out_dir writes nothing.
 void store_remote_outcome(const Sweep& sweep, size_t run_index, const std::string& out_dir,
                           const RunOutcome& outcome);
 

@@ -143,66 +143,46 @@ RunOutcome finished_outcome(const Sweep& sweep, size_t i, const std::string& out
   }
 }
 
-namespace {
-
-RunOutcome run_unwritten(const Sweep& sweep, size_t i, const std::atomic<bool>* interrupted,
-                         const std::string& progress_label) {
-  RunOutcome out;
-  try {
-    ScenarioConfig c = sweep.config_of(sweep.runs[i]);
-    RunOptions o;
-    o.quiet = progress_label.empty();
-    o.label = progress_label;
-    o.interrupted = interrupted;
-    const nlohmann::json summary = run_scenario(c, o);
-    if (!summary.value("complete", false)) {
-      out.status = RunOutcome::Status::kInterrupted;
-      return out;
-    }
-    out = outcome_of_summary(summary, RunOutcome::Status::kDone);
-    out.wall_s = summary.value("wall_s", 0.0);
-  } catch (const std::exception& e) {
-    out.status = RunOutcome::Status::kFailed;
-    out.error = e.what();
-  }
-  return out;
-}
-
-}  // namespace
-
 RunOutcome execute_sweep_run(const Sweep& sweep, size_t i, const std::string& out_dir,
-                             const std::atomic<bool>* interrupted,
-                             const std::string& progress_label) {
+                             const std::atomic<bool>* interrupted, const SweepRunOptions& options) {
   static std::atomic<uint64_t> counter{0};
-  if (out_dir.empty()) return run_unwritten(sweep, i, interrupted, progress_label);
-  const fs::path final_dir = fs::path(out_dir) / sweep.runs[i].rel_dir;
+  const bool writes = !out_dir.empty();
+  const fs::path final_dir = writes ? fs::path(out_dir) / sweep.runs[i].rel_dir : fs::path();
   char host[256] = "host";
   ::gethostname(host, sizeof host - 1);
   const fs::path tmp =
-      final_dir.string() + fmt::format(".partial-{}-{}-{}", host, ::getpid(), counter.fetch_add(1));
+      writes ? fs::path(final_dir.string() +
+                        fmt::format(".partial-{}-{}-{}", host, ::getpid(), counter.fetch_add(1)))
+             : fs::path();
   RunOutcome out;
   try {
     ScenarioConfig c = sweep.config_of(sweep.runs[i]);
-    fs::remove_all(tmp);
-    fs::create_directories(tmp);
+    if (writes) {
+      fs::remove_all(tmp);
+      fs::create_directories(tmp);
+    }
     RunOptions o;
-    o.quiet = progress_label.empty();
-    o.label = progress_label;
+    o.quiet = options.progress_label.empty();
+    o.label = options.progress_label;
     o.interrupted = interrupted;
     o.out_dir = tmp.string();
     const nlohmann::json summary = run_scenario(c, o);
-    if (!summary.value("complete", false)) {
-      fs::remove_all(tmp);
+    const bool complete = summary.value("complete", false);
+    if (!complete && !options.keep_incomplete) {
+      if (writes) fs::remove_all(tmp);
       out.status = RunOutcome::Status::kInterrupted;
       return out;
     }
-    fs::remove_all(final_dir);
-    fs::rename(tmp, final_dir);
+    if (writes) {
+      fs::remove_all(final_dir);
+      fs::rename(tmp, final_dir);
+    }
     out = outcome_of_summary(summary, RunOutcome::Status::kDone);
+    if (!complete) out.status = RunOutcome::Status::kInterrupted;  // kept: its summary says so
     out.wall_s = summary.value("wall_s", 0.0);
   } catch (const std::exception& e) {
     std::error_code ignored;
-    fs::remove_all(tmp, ignored);
+    if (writes) fs::remove_all(tmp, ignored);
     out.status = RunOutcome::Status::kFailed;
     out.error = e.what();
   }
@@ -211,9 +191,16 @@ RunOutcome execute_sweep_run(const Sweep& sweep, size_t i, const std::string& ou
 
 void store_remote_outcome(const Sweep& sweep, size_t i, const std::string& out_dir,
                           const RunOutcome& outcome) {
-  if (outcome.summary.is_null()) return;
+  if (out_dir.empty() || outcome.summary.is_null()) return;  // nothing is written
   const fs::path dir = fs::path(out_dir) / sweep.runs[i].rel_dir;
-  if (fs::exists(dir / "summary.json")) return;  // a shared file system: the rank wrote it
+  // On a shared file system the rank wrote this very summary; an other one is an earlier
+  // run's, left on a file system the ranks do not share (a --force rerun, a compare).
+  if (fs::exists(dir / "summary.json")) {
+    try {
+      if (nlohmann::json::parse(read_file(dir / "summary.json")) == outcome.summary) return;
+    } catch (const std::exception&) {
+    }
+  }
   ScenarioConfig c = sweep.config_of(sweep.runs[i]);
   fs::create_directories(dir);
   write_atomically(dir / "config.resolved.yaml", resolved_yaml(c));
