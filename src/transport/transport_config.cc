@@ -56,20 +56,25 @@ void describe(ParamVisitor& v, TransportConfig& c) {
               "PAUSE (ns-3 ACK_HIGH_PRIO 1); wait = with the data (HPCC ns-3 ACK_HIGH_PRIO 0); "
               "auto = as the preset's simulator for the chosen cc (hpcc-ns3 with hpcc: wait), "
               "else send");
-  std::string rto = c.rto_auto ? "auto" : format_duration(c.rto);
-  v.text("rto", rto,
-         "retransmission timeout: resend from the oldest unacked byte (unsacked ones under "
-         "selective_repeat); auto = the longest a packet can queue on a path of the fabric, "
-         "each switch's buffer drained at its slowest port, plus the path's round trip "
-         "(docs/schemes/loss-recovery.md); 0 = no timer (HPCC ns-3), lossless fabrics only");
-  if (v.reading()) {
-    std::string why;
-    const std::optional<Delta> d =
-        rto == "auto" ? std::optional<Delta>() : parse_duration(rto, &why);
-    v.require(rto == "auto" || (d && *d >= Delta::zero()), "rto",
-              "expected auto or a duration such as 2ms (" + why + ")");
-    c.rto_auto = rto == "auto";
-    if (d) c.rto = *d;
+  static constexpr std::string_view kRtoHelp =
+      "retransmission timeout: resend from the oldest unacked byte (unsacked ones under "
+      "selective_repeat); auto = the longest a packet can queue on a path of the fabric, "
+      "each switch's buffer drained at its slowest port, plus the path's round trip "
+      "(docs/schemes/loss-recovery.md); 0 = no timer (HPCC ns-3), lossless fabrics only";
+  if (v.reading() || c.rto_auto) {
+    std::string rto = c.rto_auto ? "auto" : format_duration(c.rto);
+    v.text("rto", rto, kRtoHelp);
+    if (v.reading()) {
+      std::string why;
+      const std::optional<Delta> d =
+          rto == "auto" ? std::optional<Delta>() : parse_duration(rto, &why);
+      v.require(rto == "auto" || (d && *d >= Delta::zero()), "rto",
+                "expected auto or a duration such as 2ms (" + why + ")");
+      c.rto_auto = rto == "auto";
+      if (d) c.rto = *d;
+    }
+  } else {
+    v.duration("rto", c.rto, Delta::zero(), Delta::max(), kRtoHelp);  // written as before auto
   }
   v.flag("rto_restarts_on_send", c.rto_restarts_on_send,
          "the timer restarts on each data packet sent too, not only on each new ACK (ConWeave "
