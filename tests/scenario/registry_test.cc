@@ -135,21 +135,27 @@ TEST_P(EveryRegisteredScheme, RoundTripsThroughTheResolvedYaml) {
 }
 
 // The page in docs/schemes/ whose 'Registered as:' line names the scheme ("" if none).
-std::string page_of(const Registered& r) {
+// The pages of docs/schemes/ whose 'Registered as:' line names the scheme.
+std::vector<std::filesystem::path> pages_registering(const Registered& r) {
   const std::string want = "`" + r.family + ": " + r.name + "`";
+  std::vector<std::filesystem::path> pages;
   for (const auto& f :
        std::filesystem::directory_iterator(std::string(ROCELAB_SOURCE_DIR) + "/docs/schemes")) {
     std::ifstream in(f.path());
-    std::string line;
-    std::getline(in, line);
-    std::getline(in, line);  // line 2
-    if (line.rfind("Registered as:", 0) == 0 && line.find(want) != std::string::npos) {
-      std::stringstream all;
-      all << std::ifstream(f.path()).rdbuf();
-      return all.str();
-    }
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind("Registered as:", 0) == 0 && line.find(want) != std::string::npos)
+        pages.push_back(f.path());
   }
-  return "";
+  return pages;
+}
+
+// The text of the scheme's page ("" if none).
+std::string page_of(const Registered& r) {
+  const auto pages = pages_registering(r);
+  if (pages.empty()) return "";
+  std::stringstream all;
+  all << std::ifstream(pages.front()).rdbuf();
+  return all.str();
 }
 
 // Whether a page names a figure: in full, as a numbered family by its stem (`x_00..16`), or
@@ -213,16 +219,9 @@ TEST(RegistryProperty, TheScenarioPausesUnderTheDefaults) {
 }
 
 TEST_P(EveryRegisteredScheme, HasItsPageInDocsSchemes) {
-  const std::string want = "`" + GetParam().family + ": " + GetParam().name + "`";
-  std::vector<std::string> pages;
-  for (const auto& f :
-       std::filesystem::directory_iterator(std::string(ROCELAB_SOURCE_DIR) + "/docs/schemes")) {
-    std::ifstream in(f.path());
-    for (std::string line; std::getline(in, line);)
-      if (line.rfind("Registered as:", 0) == 0 && line.find(want) != std::string::npos)
-        pages.push_back(f.path().filename().string());
-  }
-  EXPECT_EQ(pages.size(), 1u) << want << " should be in one page's 'Registered as:' line";
+  EXPECT_EQ(pages_registering(GetParam()).size(), 1u)
+      << GetParam().family << ": " << GetParam().name
+      << " should be in one page's 'Registered as:' line";
 }
 
 #ifdef ROCELAB_COUNTS_ALLOCATIONS

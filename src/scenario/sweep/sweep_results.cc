@@ -80,18 +80,15 @@ const char* status_name(RunOutcome::Status s) {
   return "?";
 }
 
-// Headline figures that depend on the machine, not on the model: kept out of sweep.csv.
-bool is_wall_clock(const std::string& key) {
-  return results_schema().machine_dependent(key);
-}
-
-// Headline keys in order of first appearance over the finished runs.
+// Headline keys in order of first appearance over the finished runs, but those that measure
+// the machine, not the model (the schema's machine_dependent): kept out of sweep.csv.
 std::vector<std::string> metric_keys(const std::vector<RunOutcome>& outcomes) {
   std::vector<std::string> keys;
   for (const auto& o : outcomes) {
     if (o.summary.is_null()) continue;
     for (const auto& [k, v] : headline_values(o.summary))
-      if (!is_wall_clock(k) && std::find(keys.begin(), keys.end(), k) == keys.end())
+      if (!results_schema().machine_dependent(k) &&
+          std::find(keys.begin(), keys.end(), k) == keys.end())
         keys.push_back(k);
   }
   return keys;
