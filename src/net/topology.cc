@@ -21,7 +21,7 @@ const char* layer_name(Layer layer) {
 }
 
 uint32_t TopologySpec::add_node(NodeKind kind, Layer layer, std::string name) {
-  nodes.push_back(NodeSpec{kind, layer, std::move(name)});
+  nodes.push_back(NodeSpec{kind, layer, std::move(name), NodeSpec::kNoServer, 0});
   return static_cast<uint32_t>(nodes.size() - 1);
 }
 
@@ -80,6 +80,41 @@ TopologySpec leaf_spine(const LeafSpineParams& p) {
   for (uint32_t l = 0; l < p.leaves; ++l)
     for (uint32_t s = 0; s < p.spines; ++s)
       t.add_link(first_leaf + l, first_spine + s, p.fabric_rate_bps, p.link_delay);
+  return t;
+}
+
+TopologySpec rail_optimized(const RailParams& p) {
+  TopologySpec t;
+  const uint32_t groups = (p.servers + p.servers_per_group - 1) / p.servers_per_group;
+  t.description = fmt::format("{} {} servers x {} NICs, {} per group, {} spines",
+                              p.rail_layout ? "rail-optimised" : "ToR", p.servers,
+                              p.nics_per_server, p.servers_per_group, p.spines);
+  for (uint32_t s = 0; s < p.servers; ++s)
+    for (uint32_t n = 0; n < p.nics_per_server; ++n) {
+      const uint32_t h =
+          t.add_node(NodeKind::kHost, Layer::kHost, fmt::format("h{}", s * p.nics_per_server + n));
+      t.nodes[h].server = s;
+      t.nodes[h].nic = static_cast<uint16_t>(n);
+    }
+  const uint32_t first_leaf = static_cast<uint32_t>(t.nodes.size());
+  const uint32_t leaves = p.rail_layout ? groups * p.nics_per_server : groups;
+  for (uint32_t l = 0; l < leaves; ++l)
+    t.add_node(NodeKind::kSwitch, Layer::kEdge,
+               p.rail_layout
+                   ? fmt::format("rail{}_g{}", l % p.nics_per_server, l / p.nics_per_server)
+                   : fmt::format("tor{}", l));
+  const uint32_t first_spine = static_cast<uint32_t>(t.nodes.size());
+  for (uint32_t k = 0; k < p.spines; ++k)
+    t.add_node(NodeKind::kSwitch, Layer::kAggregation, fmt::format("spine{}", k));
+  for (uint32_t s = 0; s < p.servers; ++s)
+    for (uint32_t n = 0; n < p.nics_per_server; ++n) {
+      const uint32_t group = s / p.servers_per_group;
+      const uint32_t leaf = p.rail_layout ? group * p.nics_per_server + n : group;
+      t.add_link(s * p.nics_per_server + n, first_leaf + leaf, p.host_rate_bps, p.link_delay);
+    }
+  for (uint32_t l = 0; l < leaves; ++l)
+    for (uint32_t k = 0; k < p.spines; ++k)
+      t.add_link(first_leaf + l, first_spine + k, p.fabric_rate_bps, p.link_delay);
   return t;
 }
 

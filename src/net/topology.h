@@ -20,6 +20,11 @@ struct NodeSpec {
   NodeKind kind = NodeKind::kHost;
   Layer layer = Layer::kHost;
   std::string name;
+  // Hosts that are NICs of a multi-NIC server (rail fabrics): the server's index and the
+  // NIC's index in it. kNoServer: the host is its own server.
+  static constexpr uint32_t kNoServer = UINT32_MAX;
+  uint32_t server = kNoServer;
+  uint16_t nic = 0;
 };
 
 struct LinkSpec {
@@ -69,6 +74,24 @@ struct FatTreeParams {
 // reaching cores [j*c, (j+1)*c) with c = cores / aggs_per_pod. FLB §4.3: 12 pods, 6 + 6,
 // 84 hosts per pod (14 per edge), 36 cores.
 TopologySpec fat_tree(const FatTreeParams& p);
+
+// GPU servers with several NICs (one rank per NIC), two tiers. Layout rail (NVIDIA's
+// rail-optimised fabric, DGX SuperPOD): the servers come in groups, and NIC i of every
+// server of a group hangs off the group's rail leaf i; layout tor: every NIC of a server
+// hangs off one ToR leaf, servers_per_group servers per leaf. Every leaf links to every
+// spine. Hosts are named h<server * nics_per_server + nic>, leaves rail<i>_g<group> or
+// tor<group>, spines spine<k>.
+struct RailParams {
+  uint32_t servers = 8;
+  uint32_t nics_per_server = 8;
+  uint32_t servers_per_group = 8;
+  uint32_t spines = 8;
+  bool rail_layout = true;  // false: tor
+  BitsPerSec host_rate_bps = gbps(400);
+  BitsPerSec fabric_rate_bps = gbps(400);
+  Delta link_delay = Delta::from_us(1);
+};
+TopologySpec rail_optimized(const RailParams& p);
 
 // FLB paper Fig. 1 testbed: S0 and S4 joined through S1, S2, S3 (paths P0, P1, P2);
 // H0-H2 on S0, R0-R2 and H3-H16 on S4. Names follow the paper.

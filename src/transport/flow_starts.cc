@@ -16,7 +16,8 @@ void FlowStarts::reserve(size_t n) {
 }
 
 void FlowStarts::add(FlowId f, Time at) {
-  queued_.resize(f.index() + 1, 0);  // ids are dense and added in order
+  // Ids are dense, but a flow waiting for others (FlowDag) is added when it is released.
+  if (f.index() >= queued_.size()) queued_.resize(f.index() + 1, 0);
   const Pending ps{at, sim_.reserve_seq(), f};
   if (next_ == pending_.size() || !(ps < pending_.back())) {
     pending_.push_back(ps);

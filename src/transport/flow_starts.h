@@ -22,7 +22,7 @@ class FlowStarts final : public EventHandler {
   // The simulator holds `this` as an event handler.
   FlowStarts(const FlowStarts&) = delete;
   FlowStarts& operator=(const FlowStarts&) = delete;
-  // Flow f (ids dense from 0, added in id order) starts at `at`, not before now.
+  // Flow f (ids dense from 0, each added once, in any order) starts at `at`, not before now.
   void add(FlowId f, Time at);
   void reserve(size_t n);
   void on_event(uint32_t kind, uint64_t arg) override;

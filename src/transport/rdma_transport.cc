@@ -52,7 +52,8 @@ RdmaTransport::~RdmaTransport() {
 
 FlowId RdmaTransport::add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time start,
                                uint16_t tag, std::optional<uint16_t> sport,
-                               std::optional<uint16_t> dport, std::optional<uint32_t> path) {
+                               std::optional<uint16_t> dport, std::optional<uint32_t> path,
+                               const FlowWait& wait) {
   if (start < sim().now())
     throw std::invalid_argument("add_flow: start " + std::to_string(start.ps) +
                                 " ps is before now (" + std::to_string(sim().now().ps) + " ps)");
@@ -129,8 +130,36 @@ FlowId RdmaTransport::add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time
   }
   records_.push_back(r);
 
-  starts_.add(f, start);
+  if (wait.after.empty()) {
+    starts_.add(f, start);
+  } else {
+    add_wait(f, wait, start);
+  }
   return f;
+}
+
+void RdmaTransport::add_wait(FlowId f, const FlowWait& wait, Time start) {
+  for (FlowId d : wait.after)
+    if (d.index() >= f.index())
+      throw std::invalid_argument("add_flow: flow " + std::to_string(f.index()) +
+                                  " waits for flow " + std::to_string(d.index()) +
+                                  ", which is not added before it");
+  has_waits_ = true;
+  const Time at = dag_.add(f, wait.after, wait.delay, start,
+                           [this](FlowId d) { return records_[d.index()].delivered; });
+  if (at != Time::never()) {
+    records_[f.index()].start = at;
+    starts_.add(f, at);
+  }
+}
+
+void RdmaTransport::on_delivered(FlowId f) {
+  records_[f.index()].delivered = sim().now();
+  if (!has_waits_) return;
+  dag_.on_delivered(f, sim().now(), [this](FlowId next, Time at) {
+    records_[next.index()].start = at;
+    starts_.add(next, at);
+  });
 }
 
 void RdmaTransport::reserve_flows(size_t n) {
@@ -193,6 +222,7 @@ void RdmaTransport::start_flow(FlowId f) {
   s.started = true;
   s.next_send = sim().now();
   if (s.size == 0) {
+    on_delivered(f);
     finish_flow(f);
     return;
   }
@@ -409,6 +439,7 @@ void RdmaTransport::deliver_in_order(ReceiverState& r, const Packet& p) {
     r.unacked_packets = 0;
     send_ack(p, r.rcv_nxt, p.seq);
   }
+  if (r.rcv_nxt >= size) on_delivered(p.flow);
 }
 
 void RdmaTransport::on_out_of_order(ReceiverState& r, const Packet& p) {

@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "net/network.h"
 #include "sim/random.h"
 #include "transport/congestion_control.h"
+#include "transport/flow_dag.h"
 #include "transport/flow_starts.h"
 #include "transport/host_path.h"
 #include "transport/loss_recovery.h"
@@ -33,6 +35,9 @@ struct FlowRecord {
   uint64_t size_bytes = 0;
   Time start;
   Time finish = Time::never();
+  // When the receiver had every byte (before the last ACK's way back): what flows that
+  // depend on this one wait for.
+  Time delivered = Time::never();
   Delta ideal_fct;
   uint16_t tag = 0;
   uint16_t sport = 0;
@@ -65,6 +70,13 @@ struct TransportCounters {
   uint64_t bitmap_drops = 0;  // recovery bitmap: arrivals beyond the receiver's bitmap
 };
 
+// What a flow waits for before it starts (transport/flow_dag.h): the delivery of every flow
+// in `after` (added before it), then `delay`.
+struct FlowWait {
+  std::span<const FlowId> after;
+  Delta delay;
+};
+
 class RdmaTransport final : public HostAgent, public EventHandler {
  public:
   RdmaTransport(Network& net, const TransportConfig& cfg, std::unique_ptr<CongestionControl> cc);
@@ -75,11 +87,13 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   // ports, the flow gets source port 10000 + id (mod 50000) and the RoCEv2 port 4791.
   // Flows starting at the same time start in id order. With `path`, the flow's data packets
   // are source routed from the host along that path ID between the hosts' edge switches,
-  // whatever the path policy chose (FlowSpec::path). Throws std::invalid_argument for a
-  // start before now, or a path the routing does not have between the two edges.
+  // whatever the path policy chose (FlowSpec::path). With `wait`, the flow starts `delay`
+  // after the last flow of `after` is delivered, not before `start`; its record's start is
+  // then when it started. Throws std::invalid_argument for a start before now, a path the
+  // routing does not have between the two edges, or a dependency on a flow not added yet.
   FlowId add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time start, uint16_t tag = 0,
                   std::optional<uint16_t> sport = {}, std::optional<uint16_t> dport = {},
-                  std::optional<uint32_t> path = {});
+                  std::optional<uint32_t> path = {}, const FlowWait& wait = {});
   // The path flow f is pinned to (add_flow's `path`), if any.
   std::optional<uint32_t> pinned_path(FlowId f) const {
     if (f.index() >= pinned_paths_.size() || pinned_paths_[f.index()] == kNotPinned) return {};
@@ -208,6 +222,9 @@ class RdmaTransport final : public HostAgent, public EventHandler {
 
   void start_flow(FlowId f);
   void finish_flow(FlowId f);
+  // The receiver has every byte of f: flows waiting for it may start.
+  void on_delivered(FlowId f);
+  void add_wait(FlowId f, const FlowWait& wait, Time start);
   // (Re)starts f's retransmission timer, one rto from now; nothing when rto is 0 (no timer).
   void restart_rto(Sender& s, FlowId f) {
     if (cfg_.rto > Delta::zero())
@@ -248,6 +265,8 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   std::vector<FlowRecord> records_;
   std::vector<HostQueues> hosts_;       // by node id (switch slots stay empty)
   FlowStarts starts_;                   // when each flow starts (calls start_flow)
+  FlowDag dag_;                         // flows waiting for other flows
+  bool has_waits_ = false;              // some flow was added with a FlowWait
   PacketField<uint64_t> sack_seq_;      // kSackSeqField
   PacketField<uint8_t> first_of_flow_;  // kFirstOfFlowField
   TransportCounters counters_;

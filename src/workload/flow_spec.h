@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "sim/time.h"
 
@@ -23,6 +24,10 @@ struct FlowSpec {
   // the flow's data packets are source routed along from the host, past every switch load
   // balancer. Unset: the path policy and the load balancers choose.
   std::optional<uint32_t> path;
+  // Flows this one waits for, by index in the same list (each before this one): it starts
+  // `after_delay` after the last of them is delivered, and not before `start`.
+  std::vector<uint32_t> after;
+  Delta after_delay;
 };
 
 }  // namespace rocelab

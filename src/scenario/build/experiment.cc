@@ -111,8 +111,11 @@ std::vector<std::string> Experiment::switch_feature_names(
 }
 
 void Experiment::add_flows(const std::vector<FlowSpec>& flows) {
-  transport_->reserve_flows(transport_->flow_count() + flows.size());
-  for (const FlowSpec& f : flows) {
+  const uint32_t first = static_cast<uint32_t>(transport_->flow_count());
+  transport_->reserve_flows(first + flows.size());
+  std::vector<FlowId> after;
+  for (size_t i = 0; i < flows.size(); ++i) {
+    const FlowSpec& f = flows[i];
     if (f.src_host >= net_->node_count() || f.dst_host >= net_->node_count() ||
         net_->node(NodeId(f.src_host)).kind() != NodeKind::kHost ||
         net_->node(NodeId(f.dst_host)).kind() != NodeKind::kHost || f.src_host == f.dst_host)
@@ -121,8 +124,23 @@ void Experiment::add_flows(const std::vector<FlowSpec>& flows) {
     uint16_t tag = 0;
     while (tag < tags_.size() && tags_[tag] != f.tag) ++tag;
     if (tag == tags_.size()) tags_.push_back(f.tag);
+    after.clear();
+    for (uint32_t d : f.after) {
+      if (d >= i)
+        throw std::invalid_argument("flow " + std::to_string(i) + " waits for flow " +
+                                    std::to_string(d) + ", which does not come before it");
+      after.push_back(FlowId(first + d));
+    }
     transport_->add_flow(NodeId(f.src_host), NodeId(f.dst_host), f.size_bytes, f.start, tag,
-                         f.sport, f.dport, f.path);
+                         f.sport, f.dport, f.path, FlowWait{after, f.after_delay});
+    if (!spec_.collectives.empty()) {
+      if (after_offset_.empty()) after_offset_.assign(first + 1, 0);
+      after_.insert(after_.end(), f.after.begin(), f.after.end());
+      for (uint32_t& a : std::span(after_).last(f.after.size())) a += first;
+      after_offset_.push_back(static_cast<uint32_t>(after_.size()));
+      after_delay_.resize(first + i, Delta{});
+      after_delay_.push_back(f.after_delay);
+    }
   }
 }
 

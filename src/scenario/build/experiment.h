@@ -5,11 +5,13 @@
 
 #include <chrono>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "net/network.h"
 #include "transport/rdma_transport.h"
+#include "workload/collective.h"
 #include "workload/flow_spec.h"
 
 namespace rocelab {
@@ -32,6 +34,8 @@ struct ExperimentSpec {
   std::shared_ptr<const FlowControlConfig> fc_config;  // else the registry's `fc`
   std::shared_ptr<const CcConfig> cc_config;
   std::vector<FlowSpec> flows;
+  // Collectives among the flows (workload/collective.h), for their own metrics.
+  std::vector<CollectiveSpec> collectives;
   Time stop = Time::never();
   bool stop_when_done = true;  // end as soon as every flow has finished
   // How transport.rto: auto came to transport.rto (scenario/build/fabric_rto.h); empty
@@ -67,6 +71,13 @@ class Experiment {
   Network& network() { return *net_; }
   RdmaTransport& transport() { return *transport_; }
   const std::vector<std::string>& tags() const { return tags_; }
+  // The flows flow f waited for (FlowSpec::after) and its delay after them; kept only when
+  // the run has collectives, whose metrics walk their graphs.
+  std::span<const uint32_t> waited_for(uint32_t f) const {
+    if (f + 1 >= after_offset_.size()) return {};
+    return {after_.data() + after_offset_[f], after_.data() + after_offset_[f + 1]};
+  }
+  Delta wait_delay(uint32_t f) const { return f < after_delay_.size() ? after_delay_[f] : Delta{}; }
   const ExperimentSpec& spec() const { return spec_; }
 
   // Empty when all hold: every flow finished, bytes sent = delivered, no drops under PFC,
@@ -86,6 +97,8 @@ class Experiment {
   std::unique_ptr<Network> net_;
   std::unique_ptr<RdmaTransport> transport_;
   std::vector<std::string> tags_;
+  std::vector<uint32_t> after_offset_, after_;  // waited_for, by flow index
+  std::vector<Delta> after_delay_;
   size_t finished_ = 0;
 };
 

@@ -59,12 +59,13 @@ class LazyRouting {
 
 std::vector<FlowSpec> generate(const WorkloadConfig& w, size_t index, const TopologySpec& topo,
                                const std::vector<uint32_t>& rack, uint64_t seed,
-                               const std::function<const Routing&()>& routing) {
+                               const std::function<const Routing&()>& routing,
+                               std::vector<CollectiveSpec>& collectives) {
   const std::string key = "workloads." + std::to_string(index);
   const auto* type = workload_registry().find(w.type);
   if (!type) throw ConfigError(key + ".type: " + not_one_of(w.type, workload_registry().names()));
   RandomStream rng(seed, "workload:" + w.name, index);
-  return type->factory.generate(w, WorkloadContext{topo, rack, key, rng, routing});
+  return type->factory.generate(w, WorkloadContext{topo, rack, key, rng, routing, collectives});
 }
 
 }  // namespace
@@ -262,15 +263,25 @@ ExperimentSpec build_unlocated(ScenarioConfig& c) {
   };
   for (size_t i = 0; i < c.workloads.size(); ++i) {
     std::vector<FlowSpec> flows;
+    std::vector<CollectiveSpec> collectives;
     try {
-      flows =
-          generate(c.workloads[i], i, spec.topology, rack, static_cast<uint64_t>(c.seed), routing);
+      flows = generate(c.workloads[i], i, spec.topology, rack, static_cast<uint64_t>(c.seed),
+                       routing, collectives);
     } catch (const ConfigError&) {
       throw;
     } catch (const std::exception& e) {
       throw ConfigError("workloads." + std::to_string(i) + ": " + e.what());
     }
-    spec.flows.insert(spec.flows.end(), flows.begin(), flows.end());
+    // A workload's flows and collectives index its own list; place them after the others.
+    const uint32_t offset = static_cast<uint32_t>(spec.flows.size());
+    for (FlowSpec& f : flows)
+      for (uint32_t& a : f.after) a += offset;
+    for (CollectiveSpec& col : collectives) {
+      col.first_flow += offset;
+      spec.collectives.push_back(std::move(col));
+    }
+    spec.flows.insert(spec.flows.end(), std::make_move_iterator(flows.begin()),
+                      std::make_move_iterator(flows.end()));
   }
   if (spec.flows.empty()) throw ConfigError("workloads: the workloads generate no flow");
   return spec;

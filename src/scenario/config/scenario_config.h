@@ -24,6 +24,8 @@ struct TopologyConfig {
       "leaf_spine";  // a name of topology_registry() (scenario/config/topology_types.h)
   LeafSpineParams leaf_spine;
   FatTreeParams fat_tree;
+  RailParams rail;
+  std::string rail_layout = "rail";              // rail | tor
   BitsPerSec testbed_rate_bps = gbps(40);        // FLB §2: 40 Gb/s
   Delta testbed_link_delay = Delta::from_us(1);  // not stated by FLB; 1 us assumed
   std::string file;                              // ns3: topology file
@@ -71,7 +73,22 @@ struct WorkloadConfig {
   std::vector<Flow> flows;
   // trace
   std::string file;
-  std::string format = "csv";  // csv | hpcc | conweave | auto
+  std::string format = "csv";  // csv | hpcc | conweave | dag | auto
+  // collective (workload/collective.h)
+  std::string op = "all_reduce";
+  std::string algorithm = "default";  // default: ring, direct, chain or gpipe by op
+  std::vector<std::string> ranks = {"all"};
+  uint32_t rank_count = 0;             // 0: every host of ranks
+  std::string placement = "explicit";  // explicit | packed | spread | random
+  bool per_nic = false;
+  int64_t collective_size = 1 << 20;
+  uint32_t channels = 1;
+  uint32_t chunks = 1;
+  uint32_t root = 0;
+  uint32_t microbatches = 4;
+  Delta stage_compute;
+  uint32_t iterations = 1;
+  Delta compute;
 };
 
 struct OutputConfig {

@@ -41,6 +41,28 @@ void describe_fat_tree(ParamVisitor& v, TopologyConfig& t) {
   v.require(links <= kMaxLinks, "pods", "the fabric would have more than 10 million links");
 }
 
+const std::string kRailLayouts[] = {"rail", "tor"};
+
+void describe_rail(ParamVisitor& v, TopologyConfig& t) {
+  RailParams& p = t.rail;
+  v.count("servers", p.servers, 1, 100000, "GPU servers");
+  v.count("nics_per_server", p.nics_per_server, 1, 64,
+          "NICs (GPUs) per server, one rank each: the rails (DGX: 8)");
+  v.count("servers_per_group", p.servers_per_group, 1, 100000,
+          "servers per rail leaf (rail: a scalable unit, SuperPOD 32) or per ToR (tor)");
+  v.count("spines", p.spines, 1, 100000, "spine switches, each linked to every leaf");
+  v.choice("layout", t.rail_layout, kRailLayouts,
+           "rail: NIC i of a group's servers on rail leaf i; tor: a server's NICs on one leaf");
+  p.rail_layout = t.rail_layout == "rail";
+  v.rate("host_rate", p.host_rate_bps, 1, kNoLimit, "NIC-leaf link rate (400 or 800 Gb/s)");
+  v.rate("fabric_rate", p.fabric_rate_bps, 1, kNoLimit, "leaf-spine link rate");
+  v.duration("link_delay", p.link_delay, Delta::zero(), Delta::max(), "propagation delay per link");
+  const uint64_t groups = (uint64_t{p.servers} + p.servers_per_group - 1) / p.servers_per_group;
+  const uint64_t leaves = p.rail_layout ? groups * p.nics_per_server : groups;
+  const uint64_t links = uint64_t{p.servers} * p.nics_per_server + leaves * p.spines;
+  v.require(links <= kMaxLinks, "servers", "the fabric would have more than 10 million links");
+}
+
 void describe_flb_testbed(ParamVisitor& v, TopologyConfig& t) {
   v.rate("rate", t.testbed_rate_bps, 1, kNoLimit, "every link's rate (FLB §2: 40 Gb/s)");
   v.duration("link_delay", t.testbed_link_delay, Delta::zero(), Delta::max(),
@@ -70,6 +92,10 @@ const Registry<TopologyType>& topology_registry() {
           {describe_leaf_spine, [](const TopologyConfig& t) { return leaf_spine(t.leaf_spine); }});
     r.add("fat_tree", "3-tier: pods of edge + aggregation switches, cores",
           {describe_fat_tree, [](const TopologyConfig& t) { return fat_tree(t.fat_tree); }});
+    r.add("rail_optimized",
+          "GPU servers with several NICs: rail leaves per NIC index (or ToR per server group), "
+          "spines",
+          {describe_rail, [](const TopologyConfig& t) { return rail_optimized(t.rail); }});
     r.add("flb_testbed", "FLB paper Fig. 1: S0 -> S1/S2/S3 -> S4, H0-H16, R0-R2",
           {describe_flb_testbed, [](const TopologyConfig& t) {
              return flb_testbed(t.testbed_rate_bps, t.testbed_link_delay);

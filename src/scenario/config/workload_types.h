@@ -13,6 +13,7 @@
 #include "sim/params.h"
 #include "sim/random.h"
 #include "sim/registry.h"
+#include "workload/collective.h"
 #include "workload/flow_spec.h"
 
 namespace rocelab {
@@ -25,6 +26,8 @@ struct WorkloadContext {
   RandomStream& rng;                  // the workload's own stream (by its name and index)
   // The topology's routing (path IDs between edge switches), built on first use.
   const std::function<const Routing&()>& routing;
+  // Where a workload of collectives lists them (first_flow indexes its own flows).
+  std::vector<CollectiveSpec>& collectives;
 };
 
 struct WorkloadType {

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "scenario/config/version.h"
+#include "scenario/results/collectives.h"
 #include "scenario/results/ns3_fct.h"
 #include "scenario/results/schema.h"
 #include "scenario/results/text_lines.h"
@@ -178,6 +179,9 @@ nlohmann::json make_summary(const ScenarioConfig& c, Experiment& exp, const RunS
                                                      static_cast<double>(tc.data_packets_sent)
                                                : 0.0;
 
+  if (!exp.spec().collectives.empty())
+    j["collectives"] = collectives_summary(collective_results(exp));
+
   j["events"] = st.events;
   j["sim_time_ns"] = st.sim_end.ps / 1000;
   j["wall_s"] = st.wall_s;
@@ -250,6 +254,8 @@ void write_run_dir(const std::string& dir, ScenarioConfig& c, Experiment& exp,
     resolved << "# transport.rto auto: " << exp.spec().rto_derivation << "\n";
   resolved << resolved_yaml(c);
   if (c.outputs.flows_csv) write_flows_csv(dir + "/flows.csv", exp);
+  if (!exp.spec().collectives.empty())
+    write_collectives_csv(dir + "/collectives.csv", exp, collective_results(exp));
   if (c.outputs.ns3_fct) write_fct_file(dir + "/fct.txt", exp, c.outputs.ns3_fct_style);
 }
 

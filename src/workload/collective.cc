@@ -1,0 +1,411 @@
+#include "workload/collective.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <unordered_map>
+
+namespace rocelab {
+
+namespace {
+
+// One point-to-point transfer of an algorithm, between rank indices of one group; `after`
+// indexes the group's transfers.
+struct Transfer {
+  uint32_t src = 0;
+  uint32_t dst = 0;
+  uint64_t bytes = 0;
+  std::vector<uint32_t> after;
+};
+
+// Byte b of n equal shares of `total` (the first total % n shares one byte larger).
+uint64_t share(uint64_t total, uint64_t n, uint64_t b) {
+  return total / n + (b < total % n);
+}
+
+// Ring (NCCL): at step s rank i sends block (i - s) mod n to rank i + 1, once the block of
+// step s - 1 has arrived from rank i - 1. All-reduce: n - 1 reduce-scatter steps then n - 1
+// all-gather steps; reduce-scatter and all-gather: n - 1 steps.
+std::vector<Transfer> ring(uint32_t n, uint64_t bytes, uint32_t steps) {
+  std::vector<Transfer> t;
+  for (uint32_t s = 0; s < steps; ++s)
+    for (uint32_t i = 0; i < n; ++i) {
+      Transfer x{i, (i + 1) % n, share(bytes, n, (i + n - s % n) % n), {}};
+      if (s > 0) x.after.push_back((s - 1) * n + (i + n - 1) % n);
+      t.push_back(std::move(x));
+    }
+  return t;
+}
+
+// The parent of every rank in NCCL's in-order binary tree (NCCL 2.4 "double binary
+// trees"): rank r with lowest set bit b hangs off r with b cleared and 2b set, or with b
+// cleared alone when that is out of range; rank 0 is the root. UINT32_MAX: none.
+std::vector<uint32_t> binary_tree_parents(uint32_t n) {
+  std::vector<uint32_t> parent(n, UINT32_MAX);
+  for (uint32_t r = 1; r < n; ++r) {
+    const uint32_t b = r & (~r + 1);
+    const uint32_t up = (r ^ b) | (b << 1);
+    parent[r] = up < n ? up : r ^ b;
+  }
+  return parent;
+}
+
+// Reduce up the tree, then broadcast down it: a rank sends up once every child's data has
+// arrived; the root turns around; a rank sends down once its parent's has arrived.
+void tree_transfers(const std::vector<uint32_t>& parent, uint64_t bytes, std::vector<Transfer>& t) {
+  const uint32_t n = static_cast<uint32_t>(parent.size());
+  std::vector<std::vector<uint32_t>> children(n);
+  uint32_t root = 0;
+  for (uint32_t r = 0; r < n; ++r) {
+    if (parent[r] == UINT32_MAX) {
+      root = r;
+    } else {
+      children[parent[r]].push_back(r);
+    }
+  }
+  // Post-order for the reduction (children before parents), pre-order for the broadcast.
+  std::vector<uint32_t> up_of(n, UINT32_MAX), order;
+  std::vector<uint32_t> stack{root};
+  while (!stack.empty()) {
+    const uint32_t r = stack.back();
+    stack.pop_back();
+    order.push_back(r);
+    for (uint32_t c : children[r]) stack.push_back(c);
+  }
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const uint32_t r = *it;
+    if (r == root) continue;
+    Transfer x{r, parent[r], bytes, {}};
+    for (uint32_t c : children[r]) x.after.push_back(up_of[c]);
+    up_of[r] = static_cast<uint32_t>(t.size());
+    t.push_back(std::move(x));
+  }
+  std::vector<uint32_t> down_into(n, UINT32_MAX);
+  for (uint32_t r : order)
+    for (uint32_t c : children[r]) {
+      Transfer x{r, c, bytes, {}};
+      if (r == root) {
+        for (uint32_t k : children[root]) x.after.push_back(up_of[k]);
+      } else {
+        x.after.push_back(down_into[r]);
+      }
+      down_into[c] = static_cast<uint32_t>(t.size());
+      t.push_back(std::move(x));
+    }
+}
+
+// Two trees with half the data each; the second mirrors the first (n even) or shifts it by
+// one rank (n odd), so that a rank is a leaf in at least one of them (NCCL 2.4).
+std::vector<Transfer> double_binary_tree(uint32_t n, uint64_t bytes) {
+  const std::vector<uint32_t> first = binary_tree_parents(n);
+  std::vector<uint32_t> second(n, UINT32_MAX);
+  for (uint32_t r = 0; r < n; ++r) {
+    const uint32_t pos = n % 2 == 0 ? n - 1 - r : (r + n - 1) % n;
+    if (first[pos] == UINT32_MAX) continue;
+    second[r] = n % 2 == 0 ? n - 1 - first[pos] : (first[pos] + 1) % n;
+  }
+  std::vector<Transfer> t;
+  tree_transfers(first, share(bytes, 2, 0), t);
+  tree_transfers(second, share(bytes, 2, 1), t);
+  return t;
+}
+
+// Rabenseifner: log2 n steps of recursive halving (step j: partner at distance n / 2^(j+1),
+// half of what the rank still reduces, size / 2^(j+1)), then the same steps in reverse
+// order gathering. Each send waits for what arrived at its rank in the step before.
+std::vector<Transfer> halving_doubling(uint32_t n, uint64_t bytes) {
+  uint32_t log = 0;
+  while ((1u << log) < n) ++log;
+  std::vector<uint32_t> distance;
+  std::vector<uint64_t> sizes;
+  for (uint32_t j = 0; j < log; ++j) {
+    distance.push_back(n >> (j + 1));
+    sizes.push_back(bytes >> (j + 1));
+  }
+  for (uint32_t j = log; j-- > 0;) {
+    distance.push_back(n >> (j + 1));
+    sizes.push_back(bytes >> (j + 1));
+  }
+  std::vector<Transfer> t;
+  for (uint32_t s = 0; s < distance.size(); ++s)
+    for (uint32_t i = 0; i < n; ++i) {
+      Transfer x{i, i ^ distance[s], sizes[s], {}};
+      if (s > 0) x.after.push_back((s - 1) * n + (i ^ distance[s - 1]));
+      t.push_back(std::move(x));
+    }
+  return t;
+}
+
+// Every rank to every other at once, block j to rank j, peers in NCCL's order (i+1, i+2..).
+std::vector<Transfer> all_to_all(uint32_t n, uint64_t bytes) {
+  std::vector<Transfer> t;
+  for (uint32_t i = 0; i < n; ++i)
+    for (uint32_t k = 1; k < n; ++k)
+      t.push_back(Transfer{i, (i + k) % n, share(bytes, n, (i + k) % n), {}});
+  return t;
+}
+
+// A chain from the root through the ranks in order; chunks pipeline it.
+std::vector<Transfer> chain(uint32_t n, uint64_t bytes, uint32_t root) {
+  std::vector<Transfer> t;
+  for (uint32_t h = 0; h + 1 < n; ++h) {
+    Transfer x{(root + h) % n, (root + h + 1) % n, bytes, {}};
+    if (h > 0) x.after.push_back(h - 1);
+    t.push_back(std::move(x));
+  }
+  return t;
+}
+
+// GPipe: micro-batch b's activations go stage j -> j+1 once they arrived at j and j sent
+// b - 1; the gradients come back once the last stage has every micro-batch's activations.
+std::vector<Transfer> gpipe(uint32_t n, uint64_t bytes, uint32_t microbatches) {
+  std::vector<Transfer> t;
+  const uint32_t hops = n - 1;
+  auto fwd = [&](uint32_t b, uint32_t j) { return b * hops + j; };
+  for (uint32_t b = 0; b < microbatches; ++b)
+    for (uint32_t j = 0; j < hops; ++j) {
+      Transfer x{j, j + 1, bytes, {}};
+      if (j > 0) x.after.push_back(fwd(b, j - 1));
+      if (b > 0) x.after.push_back(fwd(b - 1, j));
+      t.push_back(std::move(x));
+    }
+  const uint32_t first_bwd = microbatches * hops;
+  auto bwd = [&](uint32_t b, uint32_t k) {
+    return first_bwd + b * hops + k;
+  };  // k: hop from the end
+  for (uint32_t b = 0; b < microbatches; ++b)
+    for (uint32_t k = 0; k < hops; ++k) {
+      const uint32_t from = n - 1 - k;
+      Transfer x{from, from - 1, bytes, {}};
+      x.after.push_back(k > 0 ? bwd(b, k - 1) : fwd(microbatches - 1, hops - 1));
+      if (b > 0) x.after.push_back(bwd(b - 1, k));
+      t.push_back(std::move(x));
+    }
+  return t;
+}
+
+std::vector<Transfer> transfers(const CollectiveParams& p, uint32_t n, uint64_t bytes) {
+  using A = CollectiveAlgorithm;
+  switch (p.op) {
+    case CollectiveOp::kAllReduce:
+      if (p.algorithm == A::kDoubleBinaryTree) return double_binary_tree(n, bytes);
+      if (p.algorithm == A::kHalvingDoubling) return halving_doubling(n, bytes);
+      return ring(n, bytes, 2 * (n - 1));
+    case CollectiveOp::kReduceScatter:
+    case CollectiveOp::kAllGather:
+      return ring(n, bytes, n - 1);
+    case CollectiveOp::kAllToAll:
+      return all_to_all(n, bytes);
+    case CollectiveOp::kBroadcast:
+      return chain(n, bytes, p.root);
+    case CollectiveOp::kPipeline:
+      return gpipe(n, bytes, p.microbatches);
+  }
+  return {};
+}
+
+bool algorithm_fits(CollectiveOp op, CollectiveAlgorithm a) {
+  using A = CollectiveAlgorithm;
+  switch (op) {
+    case CollectiveOp::kAllReduce:
+      return a == A::kRing || a == A::kDoubleBinaryTree || a == A::kHalvingDoubling;
+    case CollectiveOp::kReduceScatter:
+    case CollectiveOp::kAllGather:
+      return a == A::kRing;
+    case CollectiveOp::kAllToAll:
+      return a == A::kDirect;
+    case CollectiveOp::kBroadcast:
+      return a == A::kChain;
+    case CollectiveOp::kPipeline:
+      return a == A::kGpipe;
+  }
+  return false;
+}
+
+void check(const CollectiveParams& p) {
+  if (!algorithm_fits(p.op, p.algorithm))
+    throw std::invalid_argument(std::string("algorithm: ") +
+                                collective_algorithm_name(p.algorithm) + " does not run " +
+                                collective_op_name(p.op));
+  if (p.groups.empty()) throw std::invalid_argument("ranks: no rank");
+  for (const auto& g : p.groups) {
+    if (g.size() < 2) throw std::invalid_argument("ranks: a collective needs at least 2 ranks");
+    std::vector<uint32_t> sorted = g;
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+      throw std::invalid_argument("ranks: a host appears twice");
+    if (p.algorithm == CollectiveAlgorithm::kHalvingDoubling && (g.size() & (g.size() - 1)))
+      throw std::invalid_argument(
+          "algorithm: halving_doubling needs a power-of-two rank count, "
+          "not " +
+          std::to_string(g.size()));
+    if (p.op == CollectiveOp::kBroadcast && p.root >= g.size())
+      throw std::invalid_argument("root: " + std::to_string(p.root) +
+                                  " is not a rank index (0 .. " + std::to_string(g.size() - 1) +
+                                  ")");
+  }
+  if (p.channels == 0 || p.chunks == 0 || p.iterations == 0 || p.microbatches == 0)
+    throw std::invalid_argument("channels, chunks, iterations and microbatches must be >= 1");
+  // The smallest transfer (a halving-doubling's last halving, a ring's block) split over
+  // channels and chunks must keep a byte.
+  const uint64_t per_group = p.size_bytes / p.groups.size();
+  uint64_t smallest = per_group;
+  const uint64_t n = p.groups.front().size();
+  if (p.op == CollectiveOp::kAllReduce && p.algorithm == CollectiveAlgorithm::kHalvingDoubling)
+    smallest = per_group / n;
+  else if (p.op == CollectiveOp::kAllReduce &&
+           p.algorithm == CollectiveAlgorithm::kDoubleBinaryTree)
+    smallest = per_group / 2;
+  else if (p.op != CollectiveOp::kBroadcast && p.op != CollectiveOp::kPipeline)
+    smallest = per_group / n;
+  if (smallest < uint64_t{p.channels} * p.chunks)
+    throw std::invalid_argument("size: " + std::to_string(p.size_bytes) +
+                                " bytes leave a transfer of " + std::to_string(smallest) +
+                                " bytes, too few for " + std::to_string(p.channels) +
+                                " channels x " + std::to_string(p.chunks) + " chunks");
+}
+
+}  // namespace
+
+const char* collective_op_name(CollectiveOp op) {
+  switch (op) {
+    case CollectiveOp::kAllReduce:
+      return "all_reduce";
+    case CollectiveOp::kReduceScatter:
+      return "reduce_scatter";
+    case CollectiveOp::kAllGather:
+      return "all_gather";
+    case CollectiveOp::kAllToAll:
+      return "all_to_all";
+    case CollectiveOp::kBroadcast:
+      return "broadcast";
+    case CollectiveOp::kPipeline:
+      return "pipeline";
+  }
+  return "?";
+}
+
+const char* collective_algorithm_name(CollectiveAlgorithm a) {
+  switch (a) {
+    case CollectiveAlgorithm::kRing:
+      return "ring";
+    case CollectiveAlgorithm::kDoubleBinaryTree:
+      return "double_binary_tree";
+    case CollectiveAlgorithm::kHalvingDoubling:
+      return "halving_doubling";
+    case CollectiveAlgorithm::kDirect:
+      return "direct";
+    case CollectiveAlgorithm::kChain:
+      return "chain";
+    case CollectiveAlgorithm::kGpipe:
+      return "gpipe";
+  }
+  return "?";
+}
+
+double busbw_factor(CollectiveOp op, size_t ranks) {
+  const double n = static_cast<double>(ranks);
+  switch (op) {
+    case CollectiveOp::kAllReduce:
+      return 2 * (n - 1) / n;
+    case CollectiveOp::kReduceScatter:
+    case CollectiveOp::kAllGather:
+    case CollectiveOp::kAllToAll:
+      return (n - 1) / n;
+    case CollectiveOp::kBroadcast:
+    case CollectiveOp::kPipeline:
+      return 1;
+  }
+  return 1;
+}
+
+CollectiveFlows generate_collective(const CollectiveParams& p) {
+  check(p);
+  CollectiveFlows out;
+  // QPs: one per (group, src rank, dst rank, channel) of the job, each its own source port
+  // (flows of the same QP keep it across steps and iterations, as one QP would).
+  uint32_t next_qp = 0;
+  // The transfers of each group, computed once; iterations repeat them.
+  std::vector<std::vector<Transfer>> plans;
+  for (size_t g = 0; g < p.groups.size(); ++g)
+    plans.push_back(transfers(p, static_cast<uint32_t>(p.groups[g].size()),
+                              share(p.size_bytes, p.groups.size(), g)));
+  // terminal[h]: the flows of the previous iteration a rank on host h waits for before its
+  // compute gap: those of the deepest step it takes part in (the rank's steps follow one
+  // another in every algorithm here, so these are delivered last).
+  std::unordered_map<uint32_t, std::pair<uint16_t, std::vector<uint32_t>>> terminal;
+  uint32_t ranks = 0;
+  for (const auto& g : p.groups) ranks += static_cast<uint32_t>(g.size());
+  std::unordered_map<uint64_t, uint32_t> qp_ids;  // (group, src rank, dst rank) -> first qp
+  for (uint32_t it = 0; it < p.iterations; ++it) {
+    CollectiveSpec c;
+    c.job = p.tag;
+    c.job_start = p.start;
+    c.iteration = it;
+    c.op = p.op;
+    c.algorithm = p.algorithm;
+    c.ranks = ranks;
+    c.size_bytes = p.size_bytes;
+    c.first_flow = static_cast<uint32_t>(out.flows.size());
+    for (size_t g = 0; g < p.groups.size(); ++g) {
+      const std::vector<uint32_t>& rank_host = p.groups[g];
+      const std::vector<Transfer>& plan = plans[g];
+      // first flow of transfer x: base + x * channels * chunks + channel * chunks + chunk.
+      const uint32_t base = static_cast<uint32_t>(out.flows.size());
+      const uint32_t per = p.channels * p.chunks;
+      for (size_t x = 0; x < plan.size(); ++x) {
+        const Transfer& tr = plan[x];
+        const uint32_t src = rank_host[tr.src], dst = rank_host[tr.dst];
+        const uint64_t qp_key =
+            (uint64_t{static_cast<uint32_t>(g)} << 48) ^ (uint64_t{tr.src} << 24) ^ tr.dst;
+        const auto [found, added] = qp_ids.try_emplace(qp_key, next_qp);
+        if (added) next_qp += p.channels;
+        const uint32_t qp = found->second;
+        for (uint32_t ch = 0; ch < p.channels; ++ch)
+          for (uint32_t k = 0; k < p.chunks; ++k) {
+            FlowSpec f;
+            f.src_host = src;
+            f.dst_host = dst;
+            f.size_bytes = share(share(tr.bytes, p.channels, ch), p.chunks, k);
+            f.start = p.start;
+            f.tag = p.tag;
+            f.sport = static_cast<uint16_t>(10000 + (qp + ch) % 50000);
+            for (uint32_t a : tr.after) f.after.push_back(base + a * per + ch * p.chunks + k);
+            uint16_t step = 0;
+            for (uint32_t a : f.after)
+              step = std::max<uint16_t>(step, c.step[a - c.first_flow] + 1);
+            if (p.op == CollectiveOp::kPipeline) f.after_delay = p.stage_compute;
+            if (f.after.empty()) {
+              // A source of the iteration: after the rank's compute gap.
+              if (const auto wait = terminal.find(src); wait != terminal.end()) {
+                f.after = wait->second.second;
+                f.after_delay = p.compute;
+              } else {
+                f.start = p.start + p.compute;
+              }
+            }
+            c.step.push_back(step);
+            out.flows.push_back(std::move(f));
+          }
+      }
+    }
+    c.flow_count = static_cast<uint32_t>(out.flows.size()) - c.first_flow;
+    // The next iteration's sources wait for this one's last flows at their rank.
+    terminal.clear();
+    for (uint32_t i = 0; i < c.flow_count; ++i) {
+      const FlowSpec& f = out.flows[c.first_flow + i];
+      for (uint32_t h : {f.src_host, f.dst_host}) {
+        auto [e, added] = terminal.try_emplace(h, c.step[i], std::vector<uint32_t>{});
+        if (c.step[i] > e->second.first) {
+          e->second = {c.step[i], {}};
+        } else if (c.step[i] < e->second.first) {
+          continue;
+        }
+        e->second.second.push_back(c.first_flow + i);
+      }
+    }
+    out.collectives.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace rocelab
