@@ -130,7 +130,7 @@ FlowId RdmaTransport::add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time
   }
   records_.push_back(r);
 
-  if (wait.after.empty()) {
+  if (wait.empty()) {
     starts_.add(f, start);
   } else {
     add_wait(f, wait, start);
@@ -139,14 +139,20 @@ FlowId RdmaTransport::add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time
 }
 
 void RdmaTransport::add_wait(FlowId f, const FlowWait& wait, Time start) {
-  for (FlowId d : wait.after)
+  std::vector<FlowId> all(wait.after.begin(), wait.after.end());
+  if (wait.behind.valid()) all.push_back(wait.behind);
+  for (FlowId d : all)
     if (d.index() >= f.index())
       throw std::invalid_argument("add_flow: flow " + std::to_string(f.index()) +
                                   " waits for flow " + std::to_string(d.index()) +
                                   ", which is not added before it");
   has_waits_ = true;
-  const Time at = dag_.add(f, wait.after, wait.delay, start,
-                           [this](FlowId d) { return records_[d.index()].delivered; });
+  const Time at = dag_.add(f, wait.after, wait.behind, wait.delay, start,
+                           [this](FlowId d, FlowDag::Event event) {
+                             if (event == FlowDag::kDelivered) return records_[d.index()].delivered;
+                             const Sender& s = flows_[d.index()];
+                             return s.started && s.high_sent >= s.size ? sim().now() : Time::never();
+                           });
   if (at != Time::never()) {
     records_[f.index()].start = at;
     starts_.add(f, at);
@@ -155,8 +161,13 @@ void RdmaTransport::add_wait(FlowId f, const FlowWait& wait, Time start) {
 
 void RdmaTransport::on_delivered(FlowId f) {
   records_[f.index()].delivered = sim().now();
-  if (!has_waits_) return;
-  dag_.on_delivered(f, sim().now(), [this](FlowId next, Time at) {
+  if (has_waits_) release_waiting(f, FlowDag::kDelivered);
+}
+
+void RdmaTransport::on_sent_all(FlowId f) { release_waiting(f, FlowDag::kSent); }
+
+void RdmaTransport::release_waiting(FlowId f, FlowDag::Event event) {
+  dag_.on_event(f, event, sim().now(), [this](FlowId next, Time at) {
     records_[next.index()].start = at;
     starts_.add(next, at);
   });
@@ -222,6 +233,7 @@ void RdmaTransport::start_flow(FlowId f) {
   s.started = true;
   s.next_send = sim().now();
   if (s.size == 0) {
+    if (has_waits_) on_sent_all(f);
     on_delivered(f);
     finish_flow(f);
     return;
@@ -326,6 +338,9 @@ PacketId RdmaTransport::send_data(FlowId f, uint64_t seq, const EgressPort& port
   // (the first after an idle spell or after a timeout) starts it; under
   // rto_restarts_on_send every packet restarts it.
   if (cfg_.rto_restarts_on_send || !s.rto.armed()) restart_rto(s, f);
+  // The QP's next message may go once this one's last byte is on its way (the first time).
+  if (has_waits_ && seq + payload >= s.size && s.high_sent < s.size) [[unlikely]]
+    on_sent_all(f);
   s.high_sent = std::max(s.high_sent, seq + payload);
   count_unsent(s);
   s.next_send =

@@ -71,10 +71,13 @@ struct TransportCounters {
 };
 
 // What a flow waits for before it starts (transport/flow_dag.h): the delivery of every flow
-// in `after` (added before it), then `delay`.
+// in `after` (added before it), then `delay`; and the flow `behind` which it is queued on the
+// same QP (if valid) to have sent its last byte.
 struct FlowWait {
   std::span<const FlowId> after;
   Delta delay;
+  FlowId behind;
+  bool empty() const { return after.empty() && !behind.valid(); }
 };
 
 class RdmaTransport final : public HostAgent, public EventHandler {
@@ -222,8 +225,11 @@ class RdmaTransport final : public HostAgent, public EventHandler {
 
   void start_flow(FlowId f);
   void finish_flow(FlowId f);
-  // The receiver has every byte of f: flows waiting for it may start.
+  // The receiver has every byte of f, or f has sent its last byte: flows waiting for it may
+  // start.
   void on_delivered(FlowId f);
+  void on_sent_all(FlowId f);
+  void release_waiting(FlowId f, FlowDag::Event event);
   void add_wait(FlowId f, const FlowWait& wait, Time start);
   // (Re)starts f's retransmission timer, one rto from now; nothing when rto is 0 (no timer).
   void restart_rto(Sender& s, FlowId f) {

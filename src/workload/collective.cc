@@ -15,6 +15,7 @@ struct Transfer {
   uint32_t dst = 0;
   uint64_t bytes = 0;
   std::vector<uint32_t> after;
+  uint32_t lane = 0;  // transfers of different lanes (a double tree's trees) use their own QPs
 };
 
 // Byte b of n equal shares of `total` (the first total % n shares one byte larger).
@@ -29,7 +30,7 @@ std::vector<Transfer> ring(uint32_t n, uint64_t bytes, uint32_t steps) {
   std::vector<Transfer> t;
   for (uint32_t s = 0; s < steps; ++s)
     for (uint32_t i = 0; i < n; ++i) {
-      Transfer x{i, (i + 1) % n, share(bytes, n, (i + n - s % n) % n), {}};
+      Transfer x{i, (i + 1) % n, share(bytes, n, (i + n - s % n) % n), {}, 0};
       if (s > 0) x.after.push_back((s - 1) * n + (i + n - 1) % n);
       t.push_back(std::move(x));
     }
@@ -51,7 +52,8 @@ std::vector<uint32_t> binary_tree_parents(uint32_t n) {
 
 // Reduce up the tree, then broadcast down it: a rank sends up once every child's data has
 // arrived; the root turns around; a rank sends down once its parent's has arrived.
-void tree_transfers(const std::vector<uint32_t>& parent, uint64_t bytes, std::vector<Transfer>& t) {
+void tree_transfers(const std::vector<uint32_t>& parent, uint64_t bytes, uint32_t lane,
+                    std::vector<Transfer>& t) {
   const uint32_t n = static_cast<uint32_t>(parent.size());
   std::vector<std::vector<uint32_t>> children(n);
   uint32_t root = 0;
@@ -74,7 +76,7 @@ void tree_transfers(const std::vector<uint32_t>& parent, uint64_t bytes, std::ve
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const uint32_t r = *it;
     if (r == root) continue;
-    Transfer x{r, parent[r], bytes, {}};
+    Transfer x{r, parent[r], bytes, {}, lane};
     for (uint32_t c : children[r]) x.after.push_back(up_of[c]);
     up_of[r] = static_cast<uint32_t>(t.size());
     t.push_back(std::move(x));
@@ -82,7 +84,7 @@ void tree_transfers(const std::vector<uint32_t>& parent, uint64_t bytes, std::ve
   std::vector<uint32_t> down_into(n, UINT32_MAX);
   for (uint32_t r : order)
     for (uint32_t c : children[r]) {
-      Transfer x{r, c, bytes, {}};
+      Transfer x{r, c, bytes, {}, lane};
       if (r == root) {
         for (uint32_t k : children[root]) x.after.push_back(up_of[k]);
       } else {
@@ -104,8 +106,8 @@ std::vector<Transfer> double_binary_tree(uint32_t n, uint64_t bytes) {
     second[r] = n % 2 == 0 ? n - 1 - first[pos] : (first[pos] + 1) % n;
   }
   std::vector<Transfer> t;
-  tree_transfers(first, share(bytes, 2, 0), t);
-  tree_transfers(second, share(bytes, 2, 1), t);
+  tree_transfers(first, share(bytes, 2, 0), 0, t);
+  tree_transfers(second, share(bytes, 2, 1), 1, t);
   return t;
 }
 
@@ -128,7 +130,7 @@ std::vector<Transfer> halving_doubling(uint32_t n, uint64_t bytes) {
   std::vector<Transfer> t;
   for (uint32_t s = 0; s < distance.size(); ++s)
     for (uint32_t i = 0; i < n; ++i) {
-      Transfer x{i, i ^ distance[s], sizes[s], {}};
+      Transfer x{i, i ^ distance[s], sizes[s], {}, 0};
       if (s > 0) x.after.push_back((s - 1) * n + (i ^ distance[s - 1]));
       t.push_back(std::move(x));
     }
@@ -140,7 +142,7 @@ std::vector<Transfer> all_to_all(uint32_t n, uint64_t bytes) {
   std::vector<Transfer> t;
   for (uint32_t i = 0; i < n; ++i)
     for (uint32_t k = 1; k < n; ++k)
-      t.push_back(Transfer{i, (i + k) % n, share(bytes, n, (i + k) % n), {}});
+      t.push_back(Transfer{i, (i + k) % n, share(bytes, n, (i + k) % n), {}, 0});
   return t;
 }
 
@@ -148,7 +150,7 @@ std::vector<Transfer> all_to_all(uint32_t n, uint64_t bytes) {
 std::vector<Transfer> chain(uint32_t n, uint64_t bytes, uint32_t root) {
   std::vector<Transfer> t;
   for (uint32_t h = 0; h + 1 < n; ++h) {
-    Transfer x{(root + h) % n, (root + h + 1) % n, bytes, {}};
+    Transfer x{(root + h) % n, (root + h + 1) % n, bytes, {}, 0};
     if (h > 0) x.after.push_back(h - 1);
     t.push_back(std::move(x));
   }
@@ -163,7 +165,7 @@ std::vector<Transfer> gpipe(uint32_t n, uint64_t bytes, uint32_t microbatches) {
   auto fwd = [&](uint32_t b, uint32_t j) { return b * hops + j; };
   for (uint32_t b = 0; b < microbatches; ++b)
     for (uint32_t j = 0; j < hops; ++j) {
-      Transfer x{j, j + 1, bytes, {}};
+      Transfer x{j, j + 1, bytes, {}, 0};
       if (j > 0) x.after.push_back(fwd(b, j - 1));
       if (b > 0) x.after.push_back(fwd(b - 1, j));
       t.push_back(std::move(x));
@@ -175,7 +177,7 @@ std::vector<Transfer> gpipe(uint32_t n, uint64_t bytes, uint32_t microbatches) {
   for (uint32_t b = 0; b < microbatches; ++b)
     for (uint32_t k = 0; k < hops; ++k) {
       const uint32_t from = n - 1 - k;
-      Transfer x{from, from - 1, bytes, {}};
+      Transfer x{from, from - 1, bytes, {}, 0};
       x.after.push_back(k > 0 ? bwd(b, k - 1) : fwd(microbatches - 1, hops - 1));
       if (b > 0) x.after.push_back(bwd(b - 1, k));
       t.push_back(std::move(x));
@@ -336,6 +338,7 @@ CollectiveFlows generate_collective(const CollectiveParams& p) {
   uint32_t ranks = 0;
   for (const auto& g : p.groups) ranks += static_cast<uint32_t>(g.size());
   std::unordered_map<uint64_t, uint32_t> qp_ids;  // (group, src rank, dst rank) -> first qp
+  std::vector<uint32_t> last_on_qp;               // by qp: its latest flow, UINT32_MAX: none
   for (uint32_t it = 0; it < p.iterations; ++it) {
     CollectiveSpec c;
     c.job = p.tag;
@@ -358,7 +361,10 @@ CollectiveFlows generate_collective(const CollectiveParams& p) {
         const uint64_t qp_key =
             (uint64_t{static_cast<uint32_t>(g)} << 48) ^ (uint64_t{tr.src} << 24) ^ tr.dst;
         const auto [found, added] = qp_ids.try_emplace(qp_key, next_qp);
-        if (added) next_qp += p.channels;
+        if (added) {
+          next_qp += p.channels;
+          last_on_qp.resize(next_qp, UINT32_MAX);
+        }
         const uint32_t qp = found->second;
         for (uint32_t ch = 0; ch < p.channels; ++ch)
           for (uint32_t k = 0; k < p.chunks; ++k) {
@@ -383,6 +389,10 @@ CollectiveFlows generate_collective(const CollectiveParams& p) {
                 f.start = p.start + p.compute;
               }
             }
+            // Chunks and steps on one QP go out in order.
+            uint32_t& last = last_on_qp[qp + ch];
+            if (last != UINT32_MAX) f.behind = last;
+            last = static_cast<uint32_t>(out.flows.size());
             c.step.push_back(step);
             out.flows.push_back(std::move(f));
           }

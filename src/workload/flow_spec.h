@@ -28,6 +28,9 @@ struct FlowSpec {
   // `after_delay` after the last of them is delivered, and not before `start`.
   std::vector<uint32_t> after;
   Delta after_delay;
+  // The flow queued before this one on the same queue pair (same list): this one starts
+  // once that one has sent its last byte, as a QP sends its messages in order.
+  std::optional<uint32_t> behind;
 };
 
 }  // namespace rocelab

@@ -27,7 +27,7 @@ std::vector<FlowSpec> generate_long_lived(const LongLivedParams& p, RandomStream
   for (size_t k = 0; k < p.flows_per_receiver; ++k)
     for (size_t i = 0; i < n; ++i)
       flows.push_back(
-          FlowSpec{ring[(i + offsets[k]) % n], ring[i], p.flow_size, p.start, p.tag, {}, {}, {}, {}, {}});
+          FlowSpec{ring[(i + offsets[k]) % n], ring[i], p.flow_size, p.start, p.tag, {}, {}, {}, {}, {}, {}});
   return flows;
 }
 

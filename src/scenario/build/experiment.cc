@@ -131,8 +131,15 @@ void Experiment::add_flows(const std::vector<FlowSpec>& flows) {
                                     std::to_string(d) + ", which does not come before it");
       after.push_back(FlowId(first + d));
     }
+    FlowId behind;
+    if (f.behind) {
+      if (*f.behind >= i)
+        throw std::invalid_argument("flow " + std::to_string(i) + " is queued behind flow " +
+                                    std::to_string(*f.behind) + ", which does not come before it");
+      behind = FlowId(first + *f.behind);
+    }
     transport_->add_flow(NodeId(f.src_host), NodeId(f.dst_host), f.size_bytes, f.start, tag,
-                         f.sport, f.dport, f.path, FlowWait{after, f.after_delay});
+                         f.sport, f.dport, f.path, FlowWait{after, f.after_delay, behind});
     if (!spec_.collectives.empty()) {
       if (after_offset_.empty()) after_offset_.assign(first + 1, 0);
       after_.insert(after_.end(), f.after.begin(), f.after.end());
