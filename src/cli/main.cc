@@ -32,6 +32,7 @@
 #include "transport/loss_recovery.h"
 #include "workload/flow_size_cdf.h"
 #include "workload/ns3_flows.h"
+#include "workload/trace.h"
 
 using namespace rocelab;
 
@@ -215,6 +216,10 @@ int main(int argc, char** argv) {
   auto* val = app.add_subcommand("validate", "check a scenario without running it");
   val->add_option("scenario", scenario, "scenario YAML file")->required();
   val->add_option("--set", sets, "override a parameter: dotted.key=value (repeatable)");
+  std::string flows_out;
+  val->add_option("--flows-out", flows_out,
+                  "also write the scenario's flows as a flow trace (CSV with the DAG columns, "
+                  "docs/workloads.md), for a trace workload or another tool");
 
   auto* lst = app.add_subcommand("list", "schemes, topologies, workloads and presets");
   auto* par = app.add_subcommand("params", "every parameter with its default and source");
@@ -270,6 +275,11 @@ int main(int argc, char** argv) {
     ScenarioConfig c = load(scenario, sets, seed);
     if (val->parsed()) {
       const ExperimentSpec spec = build_experiment(c);
+      if (!flows_out.empty()) {
+        std::ofstream out(flows_out);
+        write_flow_trace_csv(out, spec.flows);
+        if (!out) throw std::runtime_error(flows_out + ": cannot write");
+      }
       std::printf("%s: ok (%zu nodes, %zu links, %zu flows, %s+%s+%s)\n", scenario.c_str(),
                   spec.topology.nodes.size(), spec.topology.links.size(), spec.flows.size(),
                   c.lb.c_str(), c.cc.c_str(), c.fc.c_str());

@@ -90,9 +90,9 @@ class FlowDag {
 
   // By event and flow: the first edge to a flow waiting for it, -1: none.
   std::vector<int64_t> first_edge_[2];
-  std::vector<uint32_t> waiting_;    // by flow: dependencies not delivered yet
-  std::vector<Time> ready_at_;       // by flow: the latest of not_before and delivery + delay
-  std::vector<Delta> delay_;         // by flow: after its last dependency
+  std::vector<uint32_t> waiting_;  // by flow: dependencies not delivered yet
+  std::vector<Time> ready_at_;     // by flow: the latest of not_before and delivery + delay
+  std::vector<Delta> delay_;       // by flow: after its last dependency
   std::vector<Edge> edges_;
 };
 

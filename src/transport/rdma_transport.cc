@@ -147,12 +147,12 @@ void RdmaTransport::add_wait(FlowId f, const FlowWait& wait, Time start) {
                                   " waits for flow " + std::to_string(d.index()) +
                                   ", which is not added before it");
   has_waits_ = true;
-  const Time at = dag_.add(f, wait.after, wait.behind, wait.delay, start,
-                           [this](FlowId d, FlowDag::Event event) {
-                             if (event == FlowDag::kDelivered) return records_[d.index()].delivered;
-                             const Sender& s = flows_[d.index()];
-                             return s.started && s.high_sent >= s.size ? sim().now() : Time::never();
-                           });
+  const Time at = dag_.add(
+      f, wait.after, wait.behind, wait.delay, start, [this](FlowId d, FlowDag::Event event) {
+        if (event == FlowDag::kDelivered) return records_[d.index()].delivered;
+        const Sender& s = flows_[d.index()];
+        return s.started && s.high_sent >= s.size ? sim().now() : Time::never();
+      });
   if (at != Time::never()) {
     records_[f.index()].start = at;
     starts_.add(f, at);
@@ -164,7 +164,9 @@ void RdmaTransport::on_delivered(FlowId f) {
   if (has_waits_) release_waiting(f, FlowDag::kDelivered);
 }
 
-void RdmaTransport::on_sent_all(FlowId f) { release_waiting(f, FlowDag::kSent); }
+void RdmaTransport::on_sent_all(FlowId f) {
+  release_waiting(f, FlowDag::kSent);
+}
 
 void RdmaTransport::release_waiting(FlowId f, FlowDag::Event event) {
   dag_.on_event(f, event, sim().now(), [this](FlowId next, Time at) {

@@ -12,8 +12,21 @@
 // Lines whose first non-space character is '#' and blank lines are skipped anywhere. Fields
 // are trimmed of spaces and tabs and may be double-quoted ("" for a quote inside). CRLF line
 // ends and a UTF-8 byte-order mark are accepted.
+//
+// Flow DAGs (docs/workloads.md): with an `id` column (unsigned integers, unique) a trace
+// may give each flow
+//   after           the ids of flows it waits for, separated by spaces or ';': it starts
+//                   once each of them is delivered to its receiver ...
+//   after_delay_ns  ... plus this long (a compute gap), and not before start_ns
+//   behind          the id of the flow before it on the same queue pair: it starts once
+//                   that one has sent its last byte
+//   sport           its UDP source port (flows of one QP share it)
+// Rows may come in any order; the flows are ordered so that each comes after those it
+// waits for (among those free to go, in file order). A dependency on an id
+// the trace does not have, a repeated id and a cycle are errors naming the lines.
 #pragma once
 
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -25,5 +38,9 @@ namespace rocelab {
 // Throws std::runtime_error "path:line: message" on any malformed line or header, and
 // "path: message" if the file cannot be read or has no header.
 std::vector<FlowSpec> load_flow_trace_csv(const std::string& path, const std::string& tag);
+
+// Writes flows in this format, with the DAG columns (id = index in the list); reading it
+// back gives the same flows.
+void write_flow_trace_csv(std::ostream& out, const std::vector<FlowSpec>& flows);
 
 }  // namespace rocelab

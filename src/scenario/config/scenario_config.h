@@ -73,7 +73,7 @@ struct WorkloadConfig {
   std::vector<Flow> flows;
   // trace
   std::string file;
-  std::string format = "csv";  // csv | hpcc | conweave | dag | auto
+  std::string format = "csv";  // csv (also flow DAGs) | hpcc | conweave | auto
   // collective (workload/collective.h)
   std::string op = "all_reduce";
   std::string algorithm = "default";  // default: ring, direct, chain or gpipe by op

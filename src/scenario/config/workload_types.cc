@@ -345,7 +345,8 @@ const std::string kTraceFormats[] = {"csv", "hpcc", "conweave", "auto"};
 void describe_trace(ParamVisitor& v, WorkloadConfig& w) {
   v.text("file", w.file, "flow trace file");
   v.choice("format", w.format, kTraceFormats,
-           "csv (src,dst,size_bytes,start_ns), ns-3 hpcc / conweave flow file, or auto");
+           "csv (src,dst,size_bytes,start_ns; with id, after, behind: a flow DAG), ns-3 hpcc / "
+           "conweave flow file, or auto");
   if (v.reading()) v.require(!w.file.empty(), "file", "a trace workload needs a file");
 }
 
