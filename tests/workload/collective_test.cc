@@ -1,0 +1,211 @@
+// The collective generator (workload/collective.h): flows, sizes and dependencies counted by
+// hand for small rank counts.
+#include "workload/collective.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+namespace rocelab {
+namespace {
+
+CollectiveParams params(CollectiveOp op, CollectiveAlgorithm a, uint32_t n, uint64_t size) {
+  CollectiveParams p;
+  p.op = op;
+  p.algorithm = a;
+  p.groups = {{}};
+  for (uint32_t i = 0; i < n; ++i) p.groups[0].push_back(100 + i);  // host ids 100..
+  p.size_bytes = size;
+  return p;
+}
+
+TEST(Collective, RingAllReduceStepsSizesAndDependencies) {
+  // 4 ranks, 4000 B: 2(n-1) = 6 steps of one 1000 B block per rank.
+  const CollectiveFlows c =
+      generate_collective(params(CollectiveOp::kAllReduce, CollectiveAlgorithm::kRing, 4, 4000));
+  ASSERT_EQ(c.flows.size(), 24u);
+  ASSERT_EQ(c.collectives.size(), 1u);
+  EXPECT_EQ(c.collectives[0].flow_count, 24u);
+  std::map<uint32_t, uint64_t> sent;
+  for (uint32_t s = 0; s < 6; ++s)
+    for (uint32_t i = 0; i < 4; ++i) {
+      const FlowSpec& f = c.flows[s * 4 + i];
+      EXPECT_EQ(f.src_host, 100 + i);
+      EXPECT_EQ(f.dst_host, 100 + (i + 1) % 4);
+      EXPECT_EQ(f.size_bytes, 1000u);
+      EXPECT_EQ(c.collectives[0].step[s * 4 + i], s);
+      sent[f.src_host] += f.size_bytes;
+      if (s == 0) {
+        EXPECT_TRUE(f.after.empty());
+        EXPECT_FALSE(f.behind.has_value());
+      } else {
+        // Rank i's step s waits for the block rank i-1 sent it in step s-1, and follows its
+        // own step s-1 on their QP.
+        ASSERT_EQ(f.after.size(), 1u);
+        EXPECT_EQ(f.after[0], (s - 1) * 4 + (i + 3) % 4);
+        EXPECT_EQ(f.behind, (s - 1) * 4 + i);
+      }
+    }
+  for (const auto& [host, bytes] : sent) EXPECT_EQ(bytes, 2u * 3 * 4000 / 4);  // 2(n-1)/n x S
+}
+
+TEST(Collective, ReduceScatterAndAllGatherAreHalfARing) {
+  for (CollectiveOp op : {CollectiveOp::kReduceScatter, CollectiveOp::kAllGather}) {
+    const CollectiveFlows c = generate_collective(params(op, CollectiveAlgorithm::kRing, 5, 5000));
+    EXPECT_EQ(c.flows.size(), 4u * 5);  // n - 1 steps
+    uint64_t bytes = 0;
+    for (const FlowSpec& f : c.flows) bytes += f.size_bytes;
+    EXPECT_EQ(bytes, 4u * 5000);  // (n-1)/n x S from each of n ranks
+  }
+}
+
+TEST(Collective, AllToAllHandCount) {
+  // 5 ranks, 5000 B: every ordered pair once, 1000 B each, all at once; split over 2
+  // channels x 3 chunks every pair's 1000 B make 6 flows of 167/167/166 or 166 B.
+  CollectiveParams p = params(CollectiveOp::kAllToAll, CollectiveAlgorithm::kDirect, 5, 5000);
+  CollectiveFlows c = generate_collective(p);
+  ASSERT_EQ(c.flows.size(), 20u);
+  std::set<std::pair<uint32_t, uint32_t>> pairs;
+  for (const FlowSpec& f : c.flows) {
+    EXPECT_NE(f.src_host, f.dst_host);
+    EXPECT_EQ(f.size_bytes, 1000u);
+    EXPECT_TRUE(f.after.empty());
+    pairs.emplace(f.src_host, f.dst_host);
+  }
+  EXPECT_EQ(pairs.size(), 20u);
+  p.channels = 2;
+  p.chunks = 3;
+  c = generate_collective(p);
+  ASSERT_EQ(c.flows.size(), 120u);
+  uint64_t bytes = 0;
+  std::set<uint16_t> ports;
+  for (const FlowSpec& f : c.flows) {
+    bytes += f.size_bytes;
+    EXPECT_TRUE(f.size_bytes == 166 || f.size_bytes == 167) << f.size_bytes;
+    ports.insert(*f.sport);
+  }
+  EXPECT_EQ(bytes, 20u * 1000);
+  EXPECT_EQ(ports.size(), 40u);  // one QP (source port) per pair and channel
+  // The chunks of one QP follow one another; the first of each does not wait.
+  EXPECT_FALSE(c.flows[0].behind.has_value());
+  EXPECT_EQ(c.flows[1].behind, 0u);
+  EXPECT_EQ(c.flows[2].behind, 1u);
+  EXPECT_FALSE(c.flows[3].behind.has_value());  // channel 1's first chunk
+}
+
+TEST(Collective, HalvingDoublingSizesAndPartners) {
+  const CollectiveFlows c = generate_collective(
+      params(CollectiveOp::kAllReduce, CollectiveAlgorithm::kHalvingDoubling, 8, 8000));
+  ASSERT_EQ(c.flows.size(), 6u * 8);  // log2(8) halving + log2(8) doubling steps
+  const uint64_t sizes[] = {4000, 2000, 1000, 1000, 2000, 4000};
+  const uint32_t distance[] = {4, 2, 1, 1, 2, 4};
+  for (uint32_t s = 0; s < 6; ++s)
+    for (uint32_t i = 0; i < 8; ++i) {
+      const FlowSpec& f = c.flows[s * 8 + i];
+      EXPECT_EQ(f.size_bytes, sizes[s]);
+      EXPECT_EQ(f.dst_host - 100, i ^ distance[s]);
+      if (s > 0) {
+        EXPECT_EQ(f.after, std::vector<uint32_t>{(s - 1) * 8 + (i ^ distance[s - 1])});
+      }
+    }
+  EXPECT_THROW(generate_collective(params(CollectiveOp::kAllReduce,
+                                          CollectiveAlgorithm::kHalvingDoubling, 6, 6000)),
+               std::invalid_argument);
+}
+
+TEST(Collective, DoubleBinaryTreeRanksAreInteriorInOneTreeOnly) {
+  for (uint32_t n : {8u, 7u, 16u}) {
+    const CollectiveFlows c = generate_collective(
+        params(CollectiveOp::kAllReduce, CollectiveAlgorithm::kDoubleBinaryTree, n, 2000 * n));
+    // Each tree: n - 1 edges, once up and once down.
+    ASSERT_EQ(c.flows.size(), 2u * 2 * (n - 1));
+    // Down flows carry the reduced half back: count children per tree (flows out of a rank
+    // that waited for a flow into it from its parent or, at the root, from its children).
+    std::map<uint32_t, int> up_sent[2], children[2];
+    const size_t per_tree = 2 * (n - 1);
+    for (size_t t = 0; t < 2; ++t)
+      for (size_t k = 0; k < per_tree; ++k) {
+        const FlowSpec& f = c.flows[t * per_tree + k];
+        EXPECT_EQ(f.size_bytes, 1000u * n);  // half of 2000n
+        if (k < n - 1) {
+          ++up_sent[t][f.src_host];
+        } else {
+          ++children[t][f.src_host];
+        }
+      }
+    for (size_t t = 0; t < 2; ++t) {
+      EXPECT_EQ(up_sent[t].size(), n - 1) << "every rank but the root sends up once";
+      for (const auto& [r, k] : children[t]) EXPECT_LE(k, 2) << "a binary tree";
+    }
+    if (n % 2 == 0) {
+      // NCCL 2.4: mirrored trees, so no rank has two children in both trees.
+      for (const auto& [r, k] : children[0])
+        if (k == 2) {
+          EXPECT_EQ(children[1].count(r), 0u) << "rank " << r << " of " << n;
+        }
+    }
+  }
+}
+
+TEST(Collective, BroadcastChainAndPipeline) {
+  CollectiveParams b = params(CollectiveOp::kBroadcast, CollectiveAlgorithm::kChain, 4, 3000);
+  b.root = 2;
+  b.chunks = 3;
+  const CollectiveFlows c = generate_collective(b);
+  ASSERT_EQ(c.flows.size(), 9u);  // 3 hops x 3 chunks
+  EXPECT_EQ(c.flows[0].src_host, 102u);
+  EXPECT_EQ(c.flows[8].dst_host, 101u);
+  EXPECT_EQ(c.flows[4].after, std::vector<uint32_t>{1});  // hop 1 chunk 1 after hop 0 chunk 1
+
+  CollectiveParams p = params(CollectiveOp::kPipeline, CollectiveAlgorithm::kGpipe, 3, 500);
+  p.microbatches = 2;
+  p.stage_compute = Delta::from_us(5);
+  const CollectiveFlows q = generate_collective(p);
+  ASSERT_EQ(q.flows.size(), 8u);  // (forward + backward) x 2 hops x 2 micro-batches
+  // Micro-batch 1's first backward hop waits for its own forward and micro-batch 0's backward.
+  EXPECT_EQ(q.flows[4].src_host, 102u);
+  EXPECT_EQ(q.flows[4].after, std::vector<uint32_t>{3});  // the last forward
+  EXPECT_EQ(q.flows[6].after, (std::vector<uint32_t>{3, 4}));
+  EXPECT_EQ(q.flows[6].after_delay, Delta::from_us(5));
+}
+
+TEST(Collective, IterationsWaitForTheRanksLastStepAndTheComputeGap) {
+  CollectiveParams p = params(CollectiveOp::kAllReduce, CollectiveAlgorithm::kRing, 3, 3000);
+  p.iterations = 2;
+  p.compute = Delta::from_us(50);
+  p.start = Time::zero() + Delta::from_us(10);
+  const CollectiveFlows c = generate_collective(p);
+  ASSERT_EQ(c.collectives.size(), 2u);
+  EXPECT_EQ(c.collectives[1].first_flow, 12u);
+  // Iteration 0 starts after the first compute gap.
+  EXPECT_EQ(c.flows[0].start, Time::zero() + Delta::from_us(60));
+  // Iteration 1's rank 0 waits for its last step's flows (out to rank 1, in from rank 2).
+  const FlowSpec& next = c.flows[12];
+  EXPECT_EQ(next.after, (std::vector<uint32_t>{9, 11}));
+  EXPECT_EQ(next.after_delay, Delta::from_us(50));
+  EXPECT_EQ(next.behind, 9u);  // and rank 0 -> 1 is the same QP
+}
+
+TEST(Collective, RefusesWhatCannotRun) {
+  auto p = params(CollectiveOp::kAllToAll, CollectiveAlgorithm::kRing, 4, 4000);
+  EXPECT_THROW(generate_collective(p), std::invalid_argument);  // all_to_all is direct
+  p = params(CollectiveOp::kAllReduce, CollectiveAlgorithm::kRing, 1, 4000);
+  EXPECT_THROW(generate_collective(p), std::invalid_argument);  // one rank
+  p = params(CollectiveOp::kAllReduce, CollectiveAlgorithm::kRing, 4, 3);
+  EXPECT_THROW(generate_collective(p), std::invalid_argument);  // an empty block
+  p = params(CollectiveOp::kAllReduce, CollectiveAlgorithm::kRing, 4, 4000);
+  p.groups[0][1] = p.groups[0][0];
+  EXPECT_THROW(generate_collective(p), std::invalid_argument);  // a host twice
+}
+
+TEST(Collective, BusBandwidthFactorsAsNcclTests) {
+  EXPECT_DOUBLE_EQ(busbw_factor(CollectiveOp::kAllReduce, 8), 2.0 * 7 / 8);
+  EXPECT_DOUBLE_EQ(busbw_factor(CollectiveOp::kAllGather, 8), 7.0 / 8);
+  EXPECT_DOUBLE_EQ(busbw_factor(CollectiveOp::kReduceScatter, 8), 7.0 / 8);
+  EXPECT_DOUBLE_EQ(busbw_factor(CollectiveOp::kAllToAll, 8), 7.0 / 8);
+  EXPECT_DOUBLE_EQ(busbw_factor(CollectiveOp::kBroadcast, 8), 1.0);
+}
+
+}  // namespace
+}  // namespace rocelab
