@@ -347,6 +347,7 @@ CollectiveFlows generate_collective(const CollectiveParams& p) {
     c.op = p.op;
     c.algorithm = p.algorithm;
     c.ranks = ranks;
+    c.groups = static_cast<uint32_t>(p.groups.size());
     c.size_bytes = p.size_bytes;
     c.first_flow = static_cast<uint32_t>(out.flows.size());
     for (size_t g = 0; g < p.groups.size(); ++g) {

@@ -73,7 +73,8 @@ struct CollectiveSpec {
   uint32_t iteration = 0;
   CollectiveOp op = CollectiveOp::kAllReduce;
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::kRing;
-  uint32_t ranks = 0;  // over all groups
+  uint32_t ranks = 0;   // over all groups
+  uint32_t groups = 1;  // collectives run side by side on a share each (per_nic)
   uint64_t size_bytes = 0;
   uint32_t first_flow = 0;
   uint32_t flow_count = 0;

@@ -36,11 +36,27 @@ nlohmann::json run_small(const std::filesystem::path& dir) {
   return run_scenario(c, o);
 }
 
+// A run with two collective jobs, for their keys and collectives.csv.
+nlohmann::json run_collectives(const std::filesystem::path& dir) {
+  ScenarioConfig c = load_scenario_text(R"(
+topology: {type: rail_optimized, servers: 2, nics_per_server: 2, spines: 2}
+workloads:
+  - {name: ar, type: collective, op: all_reduce, ranks: all, size: 40KB, iterations: 2}
+  - {name: a2a, type: collective, op: all_to_all, ranks: all, size: 40KB}
+)",
+                                        "collectives.yaml");
+  RunOptions o;
+  o.quiet = true;
+  o.out_dir = dir.string();
+  return run_scenario(c, o);
+}
+
 TEST(ResultsSchema, EveryKeyWrittenIsDefinedAndEveryDefinedKeyWritten) {
   const auto dir = test::temp_dir("schema_keys");
   const nlohmann::json s = run_small(dir);
   std::set<std::string> written;
   flatten(s, "", written);
+  flatten(run_collectives(dir / "collectives"), "", written);
   const ResultsSchema& schema = results_schema();
   for (const std::string& k : written)
     EXPECT_NE(schema.find("summary.json", k), nullptr) << k << " is written but not defined";
@@ -144,13 +160,49 @@ TEST(ResultsSchema, HeadlineKeysAreDefinedSummaryKeysWithKnownUnits) {
   EXPECT_EQ(schema.find("sweep.csv", "workloads.0.load")->key, "<grid key>");
 }
 
+// collectives.csv: the schema's columns, one row per collective, cct = end - start.
+TEST(ResultsSchema, CollectivesCsvRowsFollowTheSchemasColumns) {
+  const auto dir = test::temp_dir("schema_collectives");
+  const nlohmann::json summary = run_collectives(dir);
+  std::istringstream text(test::slurp((dir / "collectives.csv").string()));
+  const auto& columns = results_schema().keys("collectives.csv");
+  std::string line;
+  std::getline(text, line);
+  std::string header;
+  for (const ResultKey& k : columns) header += (header.empty() ? "" : ",") + k.key;
+  EXPECT_EQ(line, header);
+  size_t rows = 0;
+  while (std::getline(text, line)) {
+    std::map<std::string, std::string> row;
+    std::istringstream fields(line);
+    std::string v;
+    for (const ResultKey& k : columns) {
+      std::getline(fields, v, ',');
+      row[k.key] = v;
+    }
+    EXPECT_NEAR((std::stod(row["end_ns"]) - std::stod(row["start_ns"])) / 1000,
+                std::stod(row["cct_us"]), 1e-3)
+        << line;
+    EXPECT_EQ(row["job"], rows < 2 ? "ar" : "a2a");
+    ++rows;
+  }
+  EXPECT_EQ(rows, 3u);
+  EXPECT_EQ(summary["collectives"]["count"], 3);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(ResultsSchema, CompareColumnsFollowTheHeadline) {
   const auto dir = test::temp_dir("schema_compare");
   const nlohmann::json s = run_small(dir);
   const auto values = headline_values(s);
   std::vector<std::string> keys;
   for (const auto& [k, v] : values) keys.push_back(k);
-  EXPECT_EQ(keys, results_schema().headline());  // buffer sampling on: every one written
+  // Buffer sampling on: every one written, but the collectives' (no collective here; the
+  // collective tests check those).
+  std::vector<std::string> expected;
+  for (const std::string& k : results_schema().headline())
+    if (k.rfind("collectives.", 0) != 0) expected.push_back(k);
+  EXPECT_EQ(keys, expected);
   std::filesystem::remove_all(dir);
 }
 

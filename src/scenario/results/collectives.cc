@@ -5,6 +5,7 @@
 #include <map>
 
 #include "scenario/results/results.h"
+#include "scenario/results/schema.h"
 #include "scenario/results/text_lines.h"
 
 namespace rocelab {
@@ -101,10 +102,11 @@ double CollectiveResult::slowdown() const {
   return ideal.ps > 0 ? static_cast<double>(cct().ps) / static_cast<double>(ideal.ps) : 1.0;
 }
 double CollectiveResult::algbw_GBps() const {
-  return cct().ps > 0 ? static_cast<double>(spec->size_bytes) / cct().seconds() / 1e9 : 0.0;
+  const double group_bytes = static_cast<double>(spec->size_bytes) / spec->groups;
+  return cct().ps > 0 ? group_bytes / cct().seconds() / 1e9 : 0.0;
 }
 double CollectiveResult::busbw_GBps() const {
-  return algbw_GBps() * busbw_factor(spec->op, spec->ranks);
+  return algbw_GBps() * busbw_factor(spec->op, spec->ranks / spec->groups);
 }
 
 std::vector<CollectiveResult> collective_results(Experiment& exp) {

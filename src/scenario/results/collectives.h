@@ -26,8 +26,12 @@ struct CollectiveResult {
   Delta straggler_lag;
   Delta cct() const { return end - start; }
   double slowdown() const;
-  double algbw_GBps() const;  // size / CCT, 1e9 bytes per second (nccl-tests)
-  double busbw_GBps() const;  // algbw x busbw_factor
+  // nccl-tests' bandwidths, 1e9 bytes per second, of one group: its share of the size over
+  // the CCT, and that times busbw_factor of its rank count. With one group (no per_nic)
+  // exactly nccl-tests'; with per_nic, what the NICs carry (the NVLink part is not
+  // modelled), so busbw is comparable to one NIC's line rate.
+  double algbw_GBps() const;
+  double busbw_GBps() const;
 };
 
 std::vector<CollectiveResult> collective_results(Experiment& exp);
