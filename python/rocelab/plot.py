@@ -190,6 +190,93 @@ def fig_pause_by_layer(plt, panels, out, written):
         save(plt, fig, out, "pause_rate_by_layer" + (f"__{title}" if title else ""), written)
 
 
+def collectives_of(run_dir):
+    return read_csv(os.path.join(run_dir, "collectives.csv"))
+
+
+def fig_collective_cct(plt, panels, out, written):
+    """Collective completion time by scheme, one bar per job (mean over its iterations, then
+    over seeds with a 95% interval)."""
+    for title, groups in panels.items():
+        jobs = []
+        for g in groups:
+            for r in collectives_of(g.dirs[0]):
+                if r["job"] not in jobs:
+                    jobs.append(r["job"])
+        if not jobs:
+            continue
+        fig, ax = plt.subplots(figsize=(max(5, 1.2 * len(groups) + 2), 3.6))
+        width = 0.8 / len(jobs)
+        for ji, job in enumerate(jobs):
+            means, cis = [], []
+            for g in groups:
+                per_seed = []
+                for x in g.dirs:
+                    ccts = [num(r["cct_us"]) for r in collectives_of(x) if r["job"] == job]
+                    ccts = [c for c in ccts if c is not None]
+                    if ccts:
+                        per_seed.append(sum(ccts) / len(ccts))
+                m, c = mean_ci(per_seed) if per_seed else (0.0, 0.0)
+                means.append(m)
+                cis.append(c)
+            xs = [i + (ji - (len(jobs) - 1) / 2) * width for i in range(len(groups))]
+            ax.bar(xs, means, width, yerr=cis if any(cis) else None, label=job, capsize=2)
+        ax.set_xticks(range(len(groups)))
+        ax.set_xticklabels([g.label for g in groups], rotation=20, ha="right", fontsize=8)
+        ax.set_ylabel("collective completion time (us)")
+        ax.set_title(f"CCT by scheme{(' - ' + title) if title else ''}", fontsize=10)
+        ax.legend(fontsize=8, title="job")
+        save(plt, fig, out, "collective_cct" + (f"__{title}" if title else ""), written)
+
+
+def fig_collective_timeline(plt, run_dir, out, written, max_flows=20000):
+    """Per-rank timeline of each job's first collective: one row per sending rank, a bar
+    per flow from its start to its finish, coloured by step."""
+    rows = collectives_of(run_dir)
+    flows = read_csv(os.path.join(run_dir, "flows.csv"))
+    if not rows or not flows:
+        return
+    seen = set()
+    for c in rows:
+        if c["job"] in seen:
+            continue
+        seen.add(c["job"])
+        first, n = int(c["first_flow"]), int(c["flows"])
+        if n > max_flows:
+            continue
+        part = flows[first:first + n]
+        ranks = sorted({f["src"] for f in part} | {f["dst"] for f in part},
+                       key=lambda h: (len(h), h))
+        y = {h: i for i, h in enumerate(ranks)}
+        t0 = min(num(f["start_ns"]) for f in part)
+        fig, ax = plt.subplots(figsize=(8, max(2.5, 0.18 * len(ranks) + 1.2)))
+        cmap = plt.get_cmap("viridis")
+        steps = max(1, int(c["steps"]))
+        # Steps are not in flows.csv: a flow's rank in start order within its sender stands in.
+        order = {}
+        for i, f in enumerate(part):
+            order.setdefault(f["src"], []).append(i)
+        for src, idx in order.items():
+            idx.sort(key=lambda i: num(part[i]["start_ns"]))
+            for k, i in enumerate(idx):
+                f = part[i]
+                s = (num(f["start_ns"]) - t0) / 1000
+                e = num(f["finish_ns"])
+                if e is None:
+                    continue
+                e = (e - t0) / 1000
+                ax.barh(y[src], e - s, left=s, height=0.8,
+                        color=cmap(min(1.0, k / max(1, len(idx) - 1))), edgecolor="none")
+        ax.set_yticks(range(len(ranks)))
+        ax.set_yticklabels(ranks, fontsize=6 if len(ranks) > 32 else 8)
+        ax.set_xlabel("time since the collective's start (us)")
+        ax.set_ylabel("sending rank")
+        ax.set_title(f"{c['job']}: {c['op']} {c['algorithm']}, {c['ranks']} ranks, "
+                     f"{steps} steps, CCT {num(c['cct_us']):.1f} us (colour: the rank's n-th flow)",
+                     fontsize=9)
+        save(plt, fig, out, f"collective_timeline__{c['job']}", written)
+
+
 def paused_links_series(run_dir):
     rows = read_csv(os.path.join(run_dir, "pfc_events.csv"))
     if not rows:
@@ -309,6 +396,9 @@ def plot(d, out):
     fig_slowdown_by_size(plt, panels, out, written)
     fig_pause_by_layer(plt, panels, out, written)
     fig_time_series(plt, panels, out, written)
+    fig_collective_cct(plt, panels, out, written)
+    if kind == "run":
+        fig_collective_timeline(plt, d, out, written)
     return written
 
 
