@@ -12,6 +12,13 @@
 //   fattree-1024   k = 16 fat-tree (1,024 hosts), 100 Gb/s, 1 us, WebSearch at 50% load for
 //                  10 ms, ECMP + DCQCN + PFC with rocelab's defaults (no preset), until
 //                  every flow ends.
+//   rail-1024-allreduce  1,024 GPUs: 128 servers x 8 NICs at 400 Gb/s, rail-optimised
+//                  (scalable units of 32 servers, 32 rail leaves, 32 spines, 1 us links),
+//                  ECMP + DCQCN + PFC; one all-reduce of 64 MB per GPU as NCCL runs it there
+//                  (one ring of 128 per rail, 2 channels x 2 chunks: 520,192 flows with
+//                  dependencies), until it ends.
+//   rail-1024-poisson  the same fabric and schemes with Poisson WebSearch at 50% load for
+//                  0.5 ms instead: the per-event cost of ordinary traffic on it.
 //   million-flows  the conweave-128 network (and preset) with --flows (1,000,000) flows of
 //                  4,000 B each, Poisson at 25% host load: what a million flows cost in
 //                  memory (RSS after setup, peak RSS) and time.
@@ -224,6 +231,46 @@ CaseSetup million_flows(const Overrides& o) {
   return c;
 }
 
+// 128 servers x 8 NICs, 400 Gb/s, scalable units of 32 servers (DGX SuperPOD): 4 x 8 rail
+// leaves with 32 NICs each and 32 uplinks to 32 spines.
+void rail_1024(ScenarioConfig& c) {
+  c.topology.type = "rail_optimized";
+  c.topology.rail = RailParams{128, 8, 32, 32, true, gbps(400), gbps(400), Delta::from_us(1)};
+  c.switch_config.buffer_bytes = 64 * 1000 * 1000;
+}
+
+CaseSetup rail_1024_allreduce(const Overrides& o) {
+  if (o.cdf || o.load || o.arrival_ms)
+    throw std::invalid_argument("--cdf, --load, --arrival-ms: rail-1024-allreduce is one collective");
+  ScenarioConfig sc = scenario_base(o, "none");
+  rail_1024(sc);
+  WorkloadConfig w;
+  w.name = "allreduce";
+  w.type = "collective";
+  w.op = "all_reduce";
+  w.per_nic = true;
+  w.collective_size = 64 * 1000 * 1000;
+  w.channels = 2;
+  w.chunks = 2;
+  sc.workloads = {w};
+  CaseSetup c;
+  c.preset = sc.preset;
+  c.cdf = "collective: all_reduce ring per rail, 64 MB per GPU";
+  c.spec = build_experiment(sc);
+  if (o.sim_ms) c.limit = after_ms(*o.sim_ms);
+  c.scenario = fmt::format("{}, 400 Gb/s, 1 us links, 64 MB buffers, {}",
+                           c.spec.topology.description, scheme_names(c.spec));
+  return c;
+}
+
+CaseSetup rail_1024_poisson(const Overrides& o) {
+  ScenarioConfig sc = scenario_base(o, "none");
+  rail_1024(sc);
+  sc.workloads = {poisson_workload(o.cdf.value_or("websearch"), o.load.value_or(0.5),
+                                   o.arrival_ms.value_or(0.5))};
+  return finish_scenario_case(sc, o, "400 Gb/s, 1 us links, 64 MB buffers");
+}
+
 struct BenchCase {
   const char* name;
   std::function<CaseSetup(const Overrides&)> setup;
@@ -234,6 +281,8 @@ const BenchCase kCases[] = {
     {"conweave-128", conweave_128},
     {"fattree-1024", fattree_1024},
     {"million-flows", million_flows},
+    {"rail-1024-allreduce", rail_1024_allreduce},
+    {"rail-1024-poisson", rail_1024_poisson},
 };
 
 // ---------------------------------------------------------------- measuring
