@@ -158,9 +158,10 @@ void conweave_leaf_spine(ScenarioConfig& c) {
 CaseSetup finish_scenario_case(ScenarioConfig& sc, const Overrides& o, const std::string& what) {
   CaseSetup c;
   c.preset = sc.preset;
-  c.cdf = sc.workloads.at(0).cdf;
-  c.load = sc.workloads.at(0).load;
-  c.arrival_ms = (sc.workloads.at(0).stop - sc.workloads.at(0).start).seconds() * 1e3;
+  const WorkloadConfig& w = sc.workloads.at(0);
+  c.cdf = w.type == "poisson" ? w.cdf : w.type + ": " + w.op;
+  c.load = w.type == "poisson" ? w.load : 0;
+  c.arrival_ms = w.type == "poisson" ? (w.stop - w.start).seconds() * 1e3 : 0;
   c.spec = build_experiment(sc);
   if (o.sim_ms) c.limit = after_ms(*o.sim_ms);
   c.scenario = fmt::format("{}, {}, {}, preset {}", c.spec.topology.description, what,
@@ -241,7 +242,8 @@ void rail_1024(ScenarioConfig& c) {
 
 CaseSetup rail_1024_allreduce(const Overrides& o) {
   if (o.cdf || o.load || o.arrival_ms)
-    throw std::invalid_argument("--cdf, --load, --arrival-ms: rail-1024-allreduce is one collective");
+    throw std::invalid_argument(
+        "--cdf, --load, --arrival-ms: rail-1024-allreduce is one collective");
   ScenarioConfig sc = scenario_base(o, "none");
   rail_1024(sc);
   WorkloadConfig w;
@@ -253,13 +255,8 @@ CaseSetup rail_1024_allreduce(const Overrides& o) {
   w.channels = 2;
   w.chunks = 2;
   sc.workloads = {w};
-  CaseSetup c;
-  c.preset = sc.preset;
-  c.cdf = "collective: all_reduce ring per rail, 64 MB per GPU";
-  c.spec = build_experiment(sc);
-  if (o.sim_ms) c.limit = after_ms(*o.sim_ms);
-  c.scenario = fmt::format("{}, 400 Gb/s, 1 us links, 64 MB buffers, {}",
-                           c.spec.topology.description, scheme_names(c.spec));
+  CaseSetup c = finish_scenario_case(sc, o, "400 Gb/s, 1 us links, 64 MB buffers");
+  c.cdf = "collective: all_reduce, a ring per rail, 64 MB per GPU";
   return c;
 }
 

@@ -196,10 +196,7 @@ nlohmann::json make_summary(const ScenarioConfig& c, Experiment& exp, const RunS
 void write_flows_csv(const std::string& path, Experiment& exp) {
   std::ofstream file(path);
   TextLines out(file);
-  std::string header;
-  for (const ResultKey& k : results_schema().keys("flows.csv"))
-    header += (header.empty() ? "" : ",") + k.key;
-  out.put(header);
+  out.put(results_schema().csv_header("flows.csv"));
   out.end_line();
   const TopologySpec& topo = exp.network().topology();
   const NetCounters& nc = exp.network().counters();

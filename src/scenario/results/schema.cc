@@ -93,6 +93,12 @@ const ResultKey* ResultsSchema::find(const std::string& file, const std::string&
   return best;
 }
 
+std::string ResultsSchema::csv_header(const std::string& file) const {
+  std::string header;
+  for (const ResultKey& k : keys(file)) header += (header.empty() ? "" : ",") + k.key;
+  return header;
+}
+
 std::string ResultsSchema::markdown(const std::string& file) const {
   std::string out = "| key | unit | meaning |\n|---|---|---|\n";
   for (const ResultKey& k : keys(file)) {

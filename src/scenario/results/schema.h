@@ -21,6 +21,8 @@ class ResultsSchema {
  public:
   // The keys of one file ("summary.json", "flows.csv", ...), in the schema's order.
   const std::vector<ResultKey>& keys(const std::string& file) const;
+  // A CSV file's header line: its keys joined by commas (no line end).
+  std::string csv_header(const std::string& file) const;
   // The summary keys compare.csv, runs.csv and sweep.csv carry, flattened, in column order.
   const std::vector<std::string>& headline() const { return headline_; }
   // Headline keys that measure the machine, not the model: kept out of sweep statistics.
