@@ -31,11 +31,12 @@ Ran run_yaml(const std::string& yaml, const std::vector<std::string>& sets = {})
   return r;
 }
 
-// One leaf, N hosts, 100 Gb/s, 1 us links: every ring step crosses one switch.
-std::string one_leaf(uint32_t hosts, const std::string& workload) {
+// One leaf, N hosts, 1 us links: every ring step crosses one switch.
+std::string one_leaf(uint32_t hosts, const std::string& workload,
+                     const std::string& rate = "100Gbps") {
   return "topology: {type: leaf_spine, leaves: 1, spines: 1, hosts_per_leaf: " +
-         std::to_string(hosts) +
-         ", host_rate: 100Gbps, fabric_rate: 100Gbps, link_delay: 1us}\n"
+         std::to_string(hosts) + ", host_rate: " + rate + ", fabric_rate: " + rate +
+         ", link_delay: 1us}\n"
          "cc: none\nfc: pfc\n"
          "transport: {ack_interval: 1000000}\n"  // one ACK per flow, at its end
          "workloads:\n  - " +
@@ -48,25 +49,30 @@ TEST(CollectiveRun, RingAllReduceAloneTakesTheHandComputedTime) {
   // forward) and two 1 us links: 51 T + 2 us, T a 1000 B frame's wire time at 100 Gb/s;
   // the next step starts when the block is in. So 6 (51 T + 2 us) = 2(N-1)/N x S / rate
   // (frames' wire bytes) + 6 x (T + 2 us). The one ACK a rank sends per step may go out just
-  // before its next step's first frame: up to one ACK frame's time per step on top.
-  const Ran r = run_yaml(one_leaf(4, "{name: ar, type: collective, op: all_reduce, size: 200000}"));
-  const WireModel& w = r.spec.network.wire;
-  const int64_t frame_ps = w.serialize(w.mtu_wire_bytes(), gbps(100)).ps;
-  const int64_t ack_ps = w.serialize(w.control_wire_bytes(PacketType::kAck), gbps(100)).ps;
-  const int64_t step_ps = 51 * frame_ps + 2 * Delta::from_us(1).ps;
-  const auto results = collective_results(*r.exp);
-  ASSERT_EQ(results.size(), 1u);
-  ASSERT_TRUE(results[0].complete);
-  const int64_t cct_ps = results[0].cct().ps;
-  EXPECT_GE(cct_ps, 6 * step_ps);
-  EXPECT_LE(cct_ps, 6 * (step_ps + ack_ps));
-  EXPECT_EQ(results[0].steps, 6u);
-  // Alone, the ideal is that same critical path.
-  EXPECT_EQ(results[0].ideal.ps, 6 * step_ps);
-  EXPECT_NEAR(results[0].slowdown(), 1.0, 6.0 * ack_ps / (6 * step_ps));
-  // NCCL's bandwidths: algbw = S / t, busbw = algbw x 2(N-1)/N.
-  EXPECT_NEAR(results[0].algbw_GBps(), 200000.0 / (cct_ps * 1e-12) / 1e9, 1e-9);
-  EXPECT_NEAR(results[0].busbw_GBps(), results[0].algbw_GBps() * 1.5, 1e-9);
+  // before its next step's first frame: up to one ACK frame's time per step on top. At
+  // 100, 400 and 800 Gb/s.
+  for (const int rate_gbps : {100, 400, 800}) {
+    SCOPED_TRACE(rate_gbps);
+    const Ran r = run_yaml(one_leaf(4, "{name: ar, type: collective, op: all_reduce, size: 200000}",
+                                    std::to_string(rate_gbps) + "Gbps"));
+    const WireModel& w = r.spec.network.wire;
+    const int64_t frame_ps = w.serialize(w.mtu_wire_bytes(), gbps(rate_gbps)).ps;
+    const int64_t ack_ps = w.serialize(w.control_wire_bytes(PacketType::kAck), gbps(rate_gbps)).ps;
+    const int64_t step_ps = 51 * frame_ps + 2 * Delta::from_us(1).ps;
+    const auto results = collective_results(*r.exp);
+    ASSERT_EQ(results.size(), 1u);
+    ASSERT_TRUE(results[0].complete);
+    const int64_t cct_ps = results[0].cct().ps;
+    EXPECT_GE(cct_ps, 6 * step_ps);
+    EXPECT_LE(cct_ps, 6 * (step_ps + ack_ps));
+    EXPECT_EQ(results[0].steps, 6u);
+    // Alone, the ideal is that same critical path.
+    EXPECT_EQ(results[0].ideal.ps, 6 * step_ps);
+    EXPECT_NEAR(results[0].slowdown(), 1.0, 6.0 * ack_ps / (6 * step_ps));
+    // NCCL's bandwidths: algbw = S / t, busbw = algbw x 2(N-1)/N.
+    EXPECT_NEAR(results[0].algbw_GBps(), 200000.0 / (cct_ps * 1e-12) / 1e9, 1e-9);
+    EXPECT_NEAR(results[0].busbw_GBps(), results[0].algbw_GBps() * 1.5, 1e-9);
+  }
 }
 
 TEST(CollectiveRun, AllToAllDeliversItsHandCount) {
