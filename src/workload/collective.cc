@@ -359,8 +359,11 @@ CollectiveFlows generate_collective(const CollectiveParams& p) {
       for (size_t x = 0; x < plan.size(); ++x) {
         const Transfer& tr = plan[x];
         const uint32_t src = rank_host[tr.src], dst = rank_host[tr.dst];
-        const uint64_t qp_key =
-            (uint64_t{static_cast<uint32_t>(g)} << 48) ^ (uint64_t{tr.src} << 24) ^ tr.dst;
+        // One QP per (group, lane, sender, receiver) and channel, or per transfer.
+        const uint64_t qp_key = p.qp_per_transfer ? ~uint64_t{next_qp}
+                                                  : (uint64_t{static_cast<uint32_t>(g)} << 44) ^
+                                                        (uint64_t{tr.lane} << 42) ^
+                                                        (uint64_t{tr.src} << 21) ^ tr.dst;
         const auto [found, added] = qp_ids.try_emplace(qp_key, next_qp);
         if (added) {
           next_qp += p.channels;

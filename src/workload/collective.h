@@ -52,9 +52,13 @@ struct CollectiveParams {
   // Groups that run the collective side by side on a share of the data each (one group
   // unless per_nic); each lists host node ids in rank order.
   std::vector<std::vector<uint32_t>> groups;
-  uint64_t size_bytes = 0;    // per rank, as nccl-tests counts it
-  uint32_t channels = 1;      // parallel QPs per peer
-  uint32_t chunks = 1;        // pipeline slices per transfer
+  uint64_t size_bytes = 0;  // per rank, as nccl-tests counts it
+  uint32_t channels = 1;    // parallel QPs per peer
+  uint32_t chunks = 1;      // pipeline slices per transfer
+  // Every transfer on QPs of its own (a source port each), not the peer's QPs of the job:
+  // each message is then a new flow to every switch, as a library that opens a QP per
+  // message would make it.
+  bool qp_per_transfer = false;
   uint32_t root = 0;          // broadcast: the root's rank index
   uint32_t microbatches = 1;  // pipeline
   Delta stage_compute;        // pipeline: per micro-batch and stage, before it is sent on

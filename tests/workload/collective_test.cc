@@ -138,6 +138,11 @@ TEST(Collective, DoubleBinaryTreeRanksAreInteriorInOneTreeOnly) {
       EXPECT_EQ(up_sent[t].size(), n - 1) << "every rank but the root sends up once";
       for (const auto& [r, k] : children[t]) EXPECT_LE(k, 2) << "a binary tree";
     }
+    // The trees run on QPs of their own: no source port serves both.
+    std::set<uint16_t> ports[2];
+    for (size_t t = 0; t < 2; ++t)
+      for (size_t k = 0; k < per_tree; ++k) ports[t].insert(*c.flows[t * per_tree + k].sport);
+    for (uint16_t port : ports[0]) EXPECT_EQ(ports[1].count(port), 0u) << port;
     if (n % 2 == 0) {
       // NCCL 2.4: mirrored trees, so no rank has two children in both trees.
       for (const auto& [r, k] : children[0])
@@ -185,6 +190,18 @@ TEST(Collective, IterationsWaitForTheRanksLastStepAndTheComputeGap) {
   EXPECT_EQ(next.after, (std::vector<uint32_t>{9, 11}));
   EXPECT_EQ(next.after_delay, Delta::from_us(50));
   EXPECT_EQ(next.behind, 9u);  // and rank 0 -> 1 is the same QP
+}
+
+TEST(Collective, QpPerTransferMakesEveryMessageANewFlow) {
+  CollectiveParams p = params(CollectiveOp::kAllReduce, CollectiveAlgorithm::kRing, 4, 4000);
+  p.qp_per_transfer = true;
+  const CollectiveFlows c = generate_collective(p);
+  std::set<uint16_t> ports;
+  for (const FlowSpec& f : c.flows) {
+    ports.insert(*f.sport);
+    EXPECT_FALSE(f.behind.has_value());
+  }
+  EXPECT_EQ(ports.size(), c.flows.size());
 }
 
 TEST(Collective, RefusesWhatCannotRun) {

@@ -84,6 +84,7 @@ struct WorkloadConfig {
   int64_t collective_size = 1 << 20;
   uint32_t channels = 1;
   uint32_t chunks = 1;
+  bool qp_per_transfer = false;
   uint32_t root = 0;
   uint32_t microbatches = 4;
   Delta stage_compute;

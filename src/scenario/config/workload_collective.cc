@@ -120,6 +120,9 @@ void describe_collective_workload(ParamVisitor& v, WorkloadConfig& w) {
           "bytes per rank as nccl-tests counts them (pipeline: per micro-batch and hop)");
   v.count("channels", w.channels, 1, 64, "parallel QPs per peer (NCCL channels)");
   v.count("chunks", w.chunks, 1, 1 << 20, "pipelined slices of every transfer");
+  v.flag("qp_per_transfer", w.qp_per_transfer,
+         "every transfer on QPs of its own instead of the peer's QPs: each message a new flow "
+         "(a new source port) to every switch");
   if (w.op == "broadcast") v.count("root", w.root, 0, 1000000, "the root's rank index");
   if (w.op == "pipeline") {
     v.count("microbatches", w.microbatches, 1, 1 << 16, "micro-batches per iteration");
@@ -147,6 +150,7 @@ std::vector<FlowSpec> generate_collective_workload(const WorkloadConfig& w,
   p.size_bytes = static_cast<uint64_t>(w.collective_size);
   p.channels = w.channels;
   p.chunks = w.chunks;
+  p.qp_per_transfer = w.qp_per_transfer;
   p.root = w.root;
   p.microbatches = w.microbatches;
   p.stage_compute = w.stage_compute;
