@@ -86,9 +86,10 @@ TopologySpec leaf_spine(const LeafSpineParams& p) {
 TopologySpec rail_optimized(const RailParams& p) {
   TopologySpec t;
   const uint32_t groups = (p.servers + p.servers_per_group - 1) / p.servers_per_group;
-  t.description = fmt::format("{} {} servers x {} NICs, {} per group, {} spines",
+  const uint32_t leaf_count = p.rail_layout ? groups * p.nics_per_server : groups;
+  t.description = fmt::format("{} {} servers x {} NICs, {} leaves ({} servers each), {} spines",
                               p.rail_layout ? "rail-optimised" : "ToR", p.servers,
-                              p.nics_per_server, p.servers_per_group, p.spines);
+                              p.nics_per_server, leaf_count, p.servers_per_group, p.spines);
   for (uint32_t s = 0; s < p.servers; ++s)
     for (uint32_t n = 0; n < p.nics_per_server; ++n) {
       const uint32_t h =
