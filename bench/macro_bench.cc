@@ -15,7 +15,7 @@
 //   rail-1024-allreduce  1,024 GPUs: 128 servers x 8 NICs at 400 Gb/s, rail-optimised
 //                  (scalable units of 32 servers, 32 rail leaves, 32 spines, 1 us links),
 //                  ECMP + DCQCN + PFC; one all-reduce of 64 MB per GPU as NCCL runs it there
-//                  (one ring of 128 per rail, 2 channels x 2 chunks: 520,192 flows with
+//                  (one ring of 128 per rail, 2 channels x 2 chunks: 1,040,384 flows with
 //                  dependencies), until it ends.
 //   rail-1024-poisson  the same fabric and schemes with Poisson WebSearch at 50% load for
 //                  0.5 ms instead: the per-event cost of ordinary traffic on it.
