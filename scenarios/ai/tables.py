@@ -1,10 +1,11 @@
 """Tables of docs/studies/ai-collectives.md from the study's sweep directories.
 
-usage: PYTHONPATH=python python3 scenarios/ai/tables.py runs/ai
+usage: PYTHONPATH=python python3 scenarios/ai/tables.py runs/ai [--full]
 (after `rocelab sweep scenarios/ai/sweeps/<name>.yaml -o runs/ai/<name>` for each sweep file)
 Prints Markdown: per sweep, mean and 95% interval over the seeds of the collective
 completion time, the job completion time, PAUSE frames and HoL-blocked flows by scheme; then
-what the transport saw (packets reordered in the network, NAKs, timeouts, bytes resent).
+what the transport saw (packets reordered in the network, timeouts; --full adds the
+slowdown and NAKs).
 """
 import glob
 import json
@@ -62,17 +63,22 @@ def main(root):
         print(f"\n### {name}")
         table(runs, "Mean collective completion time (us)", coll("mean_cct_us"))
         table(runs, "Job completion time (us; the longest job)", coll("jct_us"))
-        table(runs, "Mean collective slowdown (CCT / alone at line rate)", coll("mean_slowdown"), 2)
         table(runs, "PFC PAUSE frames", lambda j: j["pfc_pause_frames"])
         table(runs, "HoL-blocked flows", lambda j: j["hol_blocked_flows"])
         table(runs, "Data packets reordered in the network (as the receiving hosts see them)",
               lambda j: j["network_reordered_packets"])
-        table(runs, "NAKs", lambda j: j["naks"])
         table(runs, "Retransmission timeouts", lambda j: j["timeouts"], 1)
+        if FULL:
+            table(runs, "Mean collective slowdown (CCT / alone at line rate)",
+                  coll("mean_slowdown"), 2)
+            table(runs, "NAKs", lambda j: j["naks"])
         if any("background" in j.get("by_tag", {}) for v in runs.values() for j in v):
             table(runs, "Background flows: p99 slowdown",
                   lambda j: j["by_tag"].get("background", {}).get("p99_slowdown"), 1)
 
 
+FULL = "--full" in sys.argv
+
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "runs/ai")
+    args = [a for a in sys.argv[1:] if a != "--full"]
+    main(args[0] if args else "runs/ai")
