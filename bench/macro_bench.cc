@@ -159,7 +159,7 @@ CaseSetup finish_scenario_case(ScenarioConfig& sc, const Overrides& o, const std
   CaseSetup c;
   c.preset = sc.preset;
   const WorkloadConfig& w = sc.workloads.at(0);
-  c.cdf = w.type == "poisson" ? w.cdf : w.type + ": " + w.op;
+  c.cdf = w.type == "poisson" ? w.cdf : w.type + ": " + w.collective.op;
   c.load = w.type == "poisson" ? w.load : 0;
   c.arrival_ms = w.type == "poisson" ? (w.stop - w.start).seconds() * 1e3 : 0;
   c.spec = build_experiment(sc);
@@ -249,11 +249,11 @@ CaseSetup rail_1024_allreduce(const Overrides& o) {
   WorkloadConfig w;
   w.name = "allreduce";
   w.type = "collective";
-  w.op = "all_reduce";
+  w.collective.op = "all_reduce";
   w.per_nic = true;
-  w.collective_size = 64 * 1000 * 1000;
-  w.channels = 2;
-  w.chunks = 2;
+  w.collective.size_bytes = 64 * 1000 * 1000;
+  w.collective.channels = 2;
+  w.collective.chunks = 2;
   sc.workloads = {w};
   CaseSetup c = finish_scenario_case(sc, o, "400 Gb/s, 1 us links, 64 MB buffers");
   c.cdf = "collective: all_reduce, a ring per rail, 64 MB per GPU";

@@ -185,7 +185,7 @@ std::vector<Transfer> gpipe(uint32_t n, uint64_t bytes, uint32_t microbatches) {
   return t;
 }
 
-std::vector<Transfer> transfers(const CollectiveParams& p, uint32_t n, uint64_t bytes) {
+std::vector<Transfer> transfers(const CollectivePhase& p, uint32_t n, uint64_t bytes) {
   using A = CollectiveAlgorithm;
   switch (p.op) {
     case CollectiveOp::kAllReduce:
@@ -223,11 +223,43 @@ bool algorithm_fits(CollectiveOp op, CollectiveAlgorithm a) {
   return false;
 }
 
-void check(const CollectiveParams& p) {
-  if (!algorithm_fits(p.op, p.algorithm))
+void check_phase(const CollectivePhase& ph, const CollectiveParams& p) {
+  if (!algorithm_fits(ph.op, ph.algorithm))
     throw std::invalid_argument(std::string("algorithm: ") +
-                                collective_algorithm_name(p.algorithm) + " does not run " +
-                                collective_op_name(p.op));
+                                collective_algorithm_name(ph.algorithm) + " does not run " +
+                                collective_op_name(ph.op));
+  for (const auto& g : p.groups) {
+    if (ph.algorithm == CollectiveAlgorithm::kHalvingDoubling && (g.size() & (g.size() - 1)))
+      throw std::invalid_argument(
+          "algorithm: halving_doubling needs a power-of-two rank count, not " +
+          std::to_string(g.size()));
+    if (ph.op == CollectiveOp::kBroadcast && ph.root >= g.size())
+      throw std::invalid_argument("root: " + std::to_string(ph.root) +
+                                  " is not a rank index (0 .. " + std::to_string(g.size() - 1) +
+                                  ")");
+  }
+  if (ph.channels == 0 || ph.chunks == 0 || ph.microbatches == 0)
+    throw std::invalid_argument("channels, chunks and microbatches must be >= 1");
+  // The smallest transfer (a halving-doubling's last halving, a ring's block) split over
+  // channels and chunks must keep a byte.
+  const uint64_t per_group = ph.size_bytes / p.groups.size();
+  uint64_t smallest = per_group;
+  const uint64_t n = p.groups.front().size();
+  if (ph.op == CollectiveOp::kAllReduce && ph.algorithm == CollectiveAlgorithm::kHalvingDoubling)
+    smallest = per_group / n;
+  else if (ph.op == CollectiveOp::kAllReduce &&
+           ph.algorithm == CollectiveAlgorithm::kDoubleBinaryTree)
+    smallest = per_group / 2;
+  else if (ph.op != CollectiveOp::kBroadcast && ph.op != CollectiveOp::kPipeline)
+    smallest = per_group / n;
+  if (smallest < uint64_t{ph.channels} * ph.chunks)
+    throw std::invalid_argument("size: " + std::to_string(ph.size_bytes) +
+                                " bytes leave a transfer of " + std::to_string(smallest) +
+                                " bytes, too few for " + std::to_string(ph.channels) +
+                                " channels x " + std::to_string(ph.chunks) + " chunks");
+}
+
+void check(const CollectiveParams& p) {
   if (p.groups.empty()) throw std::invalid_argument("ranks: no rank");
   for (const auto& g : p.groups) {
     if (g.size() < 2) throw std::invalid_argument("ranks: a collective needs at least 2 ranks");
@@ -235,35 +267,16 @@ void check(const CollectiveParams& p) {
     std::sort(sorted.begin(), sorted.end());
     if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
       throw std::invalid_argument("ranks: a host appears twice");
-    if (p.algorithm == CollectiveAlgorithm::kHalvingDoubling && (g.size() & (g.size() - 1)))
-      throw std::invalid_argument(
-          "algorithm: halving_doubling needs a power-of-two rank count, "
-          "not " +
-          std::to_string(g.size()));
-    if (p.op == CollectiveOp::kBroadcast && p.root >= g.size())
-      throw std::invalid_argument("root: " + std::to_string(p.root) +
-                                  " is not a rank index (0 .. " + std::to_string(g.size() - 1) +
-                                  ")");
   }
-  if (p.channels == 0 || p.chunks == 0 || p.iterations == 0 || p.microbatches == 0)
-    throw std::invalid_argument("channels, chunks, iterations and microbatches must be >= 1");
-  // The smallest transfer (a halving-doubling's last halving, a ring's block) split over
-  // channels and chunks must keep a byte.
-  const uint64_t per_group = p.size_bytes / p.groups.size();
-  uint64_t smallest = per_group;
-  const uint64_t n = p.groups.front().size();
-  if (p.op == CollectiveOp::kAllReduce && p.algorithm == CollectiveAlgorithm::kHalvingDoubling)
-    smallest = per_group / n;
-  else if (p.op == CollectiveOp::kAllReduce &&
-           p.algorithm == CollectiveAlgorithm::kDoubleBinaryTree)
-    smallest = per_group / 2;
-  else if (p.op != CollectiveOp::kBroadcast && p.op != CollectiveOp::kPipeline)
-    smallest = per_group / n;
-  if (smallest < uint64_t{p.channels} * p.chunks)
-    throw std::invalid_argument("size: " + std::to_string(p.size_bytes) +
-                                " bytes leave a transfer of " + std::to_string(smallest) +
-                                " bytes, too few for " + std::to_string(p.channels) +
-                                " channels x " + std::to_string(p.chunks) + " chunks");
+  if (p.iterations == 0) throw std::invalid_argument("iterations must be >= 1");
+  check_phase(p, p);
+  for (size_t i = 0; i < p.then.size(); ++i) {
+    try {
+      check_phase(p.then[i], p);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument("then." + std::to_string(i) + "." + e.what());
+    }
+  }
 }
 
 }  // namespace
@@ -326,99 +339,112 @@ CollectiveFlows generate_collective(const CollectiveParams& p) {
   // QPs: one per (group, src rank, dst rank, channel) of the job, each its own source port
   // (flows of the same QP keep it across steps and iterations, as one QP would).
   uint32_t next_qp = 0;
-  // The transfers of each group, computed once; iterations repeat them.
-  std::vector<std::vector<Transfer>> plans;
-  for (size_t g = 0; g < p.groups.size(); ++g)
-    plans.push_back(transfers(p, static_cast<uint32_t>(p.groups[g].size()),
-                              share(p.size_bytes, p.groups.size(), g)));
+  std::vector<CollectivePhase> phases{p};
+  phases.insert(phases.end(), p.then.begin(), p.then.end());
+  // The transfers of each phase and group, computed once; iterations repeat them.
+  std::vector<std::vector<std::vector<Transfer>>> plans(phases.size());
+  for (size_t ph = 0; ph < phases.size(); ++ph)
+    for (size_t g = 0; g < p.groups.size(); ++g)
+      plans[ph].push_back(transfers(phases[ph], static_cast<uint32_t>(p.groups[g].size()),
+                                    share(phases[ph].size_bytes, p.groups.size(), g)));
   // terminal[h]: the flows of the previous iteration a rank on host h waits for before its
   // compute gap: those of the deepest step it takes part in (the rank's steps follow one
   // another in every algorithm here, so these are delivered last).
   std::unordered_map<uint32_t, std::pair<uint16_t, std::vector<uint32_t>>> terminal;
   uint32_t ranks = 0;
   for (const auto& g : p.groups) ranks += static_cast<uint32_t>(g.size());
-  std::unordered_map<uint64_t, uint32_t> qp_ids;  // (group, src rank, dst rank) -> first qp
+  std::unordered_map<uint64_t, uint32_t> qp_ids;  // (group, lane, ranks, channel) -> qp
   std::vector<uint32_t> last_on_qp;               // by qp: its latest flow, UINT32_MAX: none
-  for (uint32_t it = 0; it < p.iterations; ++it) {
-    CollectiveSpec c;
-    c.job = p.tag;
-    c.job_start = p.start;
-    c.iteration = it;
-    c.op = p.op;
-    c.algorithm = p.algorithm;
-    c.ranks = ranks;
-    c.groups = static_cast<uint32_t>(p.groups.size());
-    c.size_bytes = p.size_bytes;
-    c.first_flow = static_cast<uint32_t>(out.flows.size());
-    for (size_t g = 0; g < p.groups.size(); ++g) {
-      const std::vector<uint32_t>& rank_host = p.groups[g];
-      const std::vector<Transfer>& plan = plans[g];
-      // first flow of transfer x: base + x * channels * chunks + channel * chunks + chunk.
-      const uint32_t base = static_cast<uint32_t>(out.flows.size());
-      const uint32_t per = p.channels * p.chunks;
-      for (size_t x = 0; x < plan.size(); ++x) {
-        const Transfer& tr = plan[x];
-        const uint32_t src = rank_host[tr.src], dst = rank_host[tr.dst];
-        // One QP per (group, lane, sender, receiver) and channel, or per transfer.
-        const uint64_t qp_key = p.qp_per_transfer ? ~uint64_t{next_qp}
-                                                  : (uint64_t{static_cast<uint32_t>(g)} << 44) ^
-                                                        (uint64_t{tr.lane} << 42) ^
-                                                        (uint64_t{tr.src} << 21) ^ tr.dst;
-        const auto [found, added] = qp_ids.try_emplace(qp_key, next_qp);
-        if (added) {
-          next_qp += p.channels;
-          last_on_qp.resize(next_qp, UINT32_MAX);
-        }
-        const uint32_t qp = found->second;
-        for (uint32_t ch = 0; ch < p.channels; ++ch)
-          for (uint32_t k = 0; k < p.chunks; ++k) {
-            FlowSpec f;
-            f.src_host = src;
-            f.dst_host = dst;
-            f.size_bytes = share(share(tr.bytes, p.channels, ch), p.chunks, k);
-            f.start = p.start;
-            f.tag = p.tag;
-            f.sport = static_cast<uint16_t>(10000 + (qp + ch) % 50000);
-            for (uint32_t a : tr.after) f.after.push_back(base + a * per + ch * p.chunks + k);
-            uint16_t step = 0;
-            for (uint32_t a : f.after)
-              step = std::max<uint16_t>(step, c.step[a - c.first_flow] + 1);
-            if (p.op == CollectiveOp::kPipeline) f.after_delay = p.stage_compute;
-            if (f.after.empty()) {
-              // A source of the iteration: after the rank's compute gap.
-              if (const auto wait = terminal.find(src); wait != terminal.end()) {
-                f.after = wait->second.second;
-                f.after_delay = p.compute;
-              } else {
-                f.start = p.start + p.compute;
-              }
+  for (uint32_t it = 0; it < p.iterations; ++it)
+    for (uint32_t phase = 0; phase < phases.size(); ++phase) {
+      const CollectivePhase& ph = phases[phase];
+      CollectiveSpec c;
+      c.job = p.tag;
+      c.job_start = p.start;
+      c.iteration = it;
+      c.phase = phase;
+      c.op = ph.op;
+      c.algorithm = ph.algorithm;
+      c.ranks = ranks;
+      c.groups = static_cast<uint32_t>(p.groups.size());
+      c.size_bytes = ph.size_bytes;
+      c.first_flow = static_cast<uint32_t>(out.flows.size());
+      for (size_t g = 0; g < p.groups.size(); ++g) {
+        const std::vector<uint32_t>& rank_host = p.groups[g];
+        const std::vector<Transfer>& plan = plans[phase][g];
+        // first flow of transfer x: base + x * channels * chunks + channel * chunks + chunk.
+        const uint32_t base = static_cast<uint32_t>(out.flows.size());
+        const uint32_t per = ph.channels * ph.chunks;
+        for (size_t x = 0; x < plan.size(); ++x) {
+          const Transfer& tr = plan[x];
+          const uint32_t src = rank_host[tr.src], dst = rank_host[tr.dst];
+          // One QP per (group, lane, sender, receiver) and channel, kept across phases and
+          // iterations (NCCL's connections), or one per transfer and channel.
+          auto qp_of = [&](uint32_t ch) {
+            const uint64_t key =
+                p.qp_per_transfer
+                    ? ~uint64_t{next_qp}
+                    : ((((uint64_t{static_cast<uint32_t>(g)} << 2) | tr.lane) << 6 | ch) << 42) |
+                          (uint64_t{tr.src} << 21) | tr.dst;
+            const auto [found, added] = qp_ids.try_emplace(key, next_qp);
+            if (added) {
+              ++next_qp;
+              last_on_qp.resize(next_qp, UINT32_MAX);
             }
-            // Chunks and steps on one QP go out in order.
-            uint32_t& last = last_on_qp[qp + ch];
-            if (last != UINT32_MAX) f.behind = last;
-            last = static_cast<uint32_t>(out.flows.size());
-            c.step.push_back(step);
-            out.flows.push_back(std::move(f));
+            return found->second;
+          };
+          for (uint32_t ch = 0; ch < ph.channels; ++ch) {
+            const uint32_t qp = qp_of(ch);
+            for (uint32_t k = 0; k < ph.chunks; ++k) {
+              FlowSpec f;
+              f.src_host = src;
+              f.dst_host = dst;
+              f.size_bytes = share(share(tr.bytes, ph.channels, ch), ph.chunks, k);
+              f.start = p.start;
+              f.tag = p.tag;
+              f.sport = static_cast<uint16_t>(10000 + qp % 50000);
+              for (uint32_t a : tr.after) f.after.push_back(base + a * per + ch * ph.chunks + k);
+              uint16_t step = 0;
+              for (uint32_t a : f.after)
+                step = std::max<uint16_t>(step, c.step[a - c.first_flow] + 1);
+              if (ph.op == CollectiveOp::kPipeline) f.after_delay = ph.stage_compute;
+              if (f.after.empty()) {
+                // A source of the collective: after the rank's part of the one before, and
+                // the compute gap at an iteration's start.
+                if (const auto wait = terminal.find(src); wait != terminal.end()) {
+                  f.after = wait->second.second;
+                  f.after_delay = phase == 0 ? p.compute : Delta::zero();
+                } else {
+                  f.start = p.start + p.compute;
+                }
+              }
+              // Chunks and steps on one QP go out in order.
+              uint32_t& last = last_on_qp[qp];
+              if (last != UINT32_MAX) f.behind = last;
+              last = static_cast<uint32_t>(out.flows.size());
+              c.step.push_back(step);
+              out.flows.push_back(std::move(f));
+            }
           }
-      }
-    }
-    c.flow_count = static_cast<uint32_t>(out.flows.size()) - c.first_flow;
-    // The next iteration's sources wait for this one's last flows at their rank.
-    terminal.clear();
-    for (uint32_t i = 0; i < c.flow_count; ++i) {
-      const FlowSpec& f = out.flows[c.first_flow + i];
-      for (uint32_t h : {f.src_host, f.dst_host}) {
-        auto [e, added] = terminal.try_emplace(h, c.step[i], std::vector<uint32_t>{});
-        if (c.step[i] > e->second.first) {
-          e->second = {c.step[i], {}};
-        } else if (c.step[i] < e->second.first) {
-          continue;
         }
-        e->second.second.push_back(c.first_flow + i);
       }
+      c.flow_count = static_cast<uint32_t>(out.flows.size()) - c.first_flow;
+      // The next iteration's sources wait for this one's last flows at their rank.
+      terminal.clear();
+      for (uint32_t i = 0; i < c.flow_count; ++i) {
+        const FlowSpec& f = out.flows[c.first_flow + i];
+        for (uint32_t h : {f.src_host, f.dst_host}) {
+          auto [e, added] = terminal.try_emplace(h, c.step[i], std::vector<uint32_t>{});
+          if (c.step[i] > e->second.first) {
+            e->second = {c.step[i], {}};
+          } else if (c.step[i] < e->second.first) {
+            continue;
+          }
+          e->second.second.push_back(c.first_flow + i);
+        }
+      }
+      out.collectives.push_back(std::move(c));
     }
-    out.collectives.push_back(std::move(c));
-  }
   return out;
 }
 

@@ -46,35 +46,43 @@ const char* collective_algorithm_name(CollectiveAlgorithm a);
 // NCCL's bus-bandwidth factor (nccl-tests PERFORMANCE.md): busbw = algbw x factor.
 double busbw_factor(CollectiveOp op, size_t ranks);
 
-struct CollectiveParams {
+// One collective of a job's iteration: what it is, and how its transfers are cut.
+struct CollectivePhase {
   CollectiveOp op = CollectiveOp::kAllReduce;
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::kRing;
+  uint64_t size_bytes = 0;    // per rank, as nccl-tests counts it
+  uint32_t channels = 1;      // parallel QPs per peer
+  uint32_t chunks = 1;        // pipeline slices per transfer
+  uint32_t root = 0;          // broadcast: the root's rank index
+  uint32_t microbatches = 1;  // pipeline
+  Delta stage_compute;        // pipeline: per micro-batch and stage, before it is sent on
+};
+
+// A job: every iteration runs its first collective (these fields), then each of `then`,
+// each at a rank once that rank's part of the one before is done.
+struct CollectiveParams : CollectivePhase {
+  std::vector<CollectivePhase> then;
   // Groups that run the collective side by side on a share of the data each (one group
   // unless per_nic); each lists host node ids in rank order.
   std::vector<std::vector<uint32_t>> groups;
-  uint64_t size_bytes = 0;  // per rank, as nccl-tests counts it
-  uint32_t channels = 1;    // parallel QPs per peer
-  uint32_t chunks = 1;      // pipeline slices per transfer
   // Every transfer on QPs of its own (a source port each), not the peer's QPs of the job:
   // each message is then a new flow to every switch, as a library that opens a QP per
   // message would make it.
   bool qp_per_transfer = false;
-  uint32_t root = 0;          // broadcast: the root's rank index
-  uint32_t microbatches = 1;  // pipeline
-  Delta stage_compute;        // pipeline: per micro-batch and stage, before it is sent on
   uint32_t iterations = 1;
   Delta compute;  // before every iteration, from when the rank finished the previous one
   Time start;
   std::string tag = "collective";
 };
 
-// One collective of a run (one iteration of a job): its flows are [first_flow, first_flow +
-// flow_count) of the run's flow list, and step[i] is flow first_flow + i's depth in the
-// collective's dependency graph (0: waits for nothing inside it).
+// One collective of a run (one phase of one iteration of a job): its flows are [first_flow,
+// first_flow + flow_count) of the run's flow list, and step[i] is flow first_flow + i's depth in
+// the collective's dependency graph (0: waits for nothing inside it).
 struct CollectiveSpec {
   std::string job;  // the workload's name
   Time job_start;   // when the job started (its first compute gap began)
   uint32_t iteration = 0;
+  uint32_t phase = 0;  // its place in the iteration (0: the first collective)
   CollectiveOp op = CollectiveOp::kAllReduce;
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::kRing;
   uint32_t ranks = 0;   // over all groups

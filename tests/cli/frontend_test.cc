@@ -627,11 +627,12 @@ TEST(Interrupt, CtrlCStopsCleanlyAndWritesAnIncompleteSummary) {
 // Topologies, workloads and presets are found by name in their registries; a name set in
 // code (not read from a file, which the reader checks) fails when the scenario is built.
 TEST(Registries, UnknownNamesFailWithTheValidOnes) {
-  EXPECT_EQ(topology_registry().names(),
-            (std::vector<std::string>{"fat_tree", "flb_testbed", "leaf_spine", "ns3"}));
+  EXPECT_EQ(
+      topology_registry().names(),
+      (std::vector<std::string>{"fat_tree", "flb_testbed", "leaf_spine", "ns3", "rail_optimized"}));
   EXPECT_EQ(workload_registry().names(),
-            (std::vector<std::string>{"burst", "flows", "incast", "long_lived", "poisson",
-                                      "random_incast", "trace"}));
+            (std::vector<std::string>{"burst", "collective", "flows", "incast", "long_lived",
+                                      "poisson", "random_incast", "trace"}));
   EXPECT_EQ(preset_choices(), (std::vector<std::string>{"none", "conweave-ns3", "hpcc-ns3"}));
   auto build_error = [](ScenarioConfig c) {
     try {
@@ -646,15 +647,15 @@ TEST(Registries, UnknownNamesFailWithTheValidOnes) {
   bad_topology.topology.type = "torus";
   std::string err = build_error(bad_topology);
   EXPECT_NE(err.find("tiny.yaml:4: topology.type: expected one of: fat_tree, flb_testbed, "
-                     "leaf_spine, ns3; got 'torus'"),
+                     "leaf_spine, ns3, rail_optimized; got 'torus'"),
             std::string::npos)
       << err;
   ScenarioConfig bad_workload = c;
   bad_workload.workloads[1].type = "incasts";
   err = build_error(bad_workload);
   EXPECT_NE(
-      err.find("workloads.1.type: expected one of: burst, flows, incast, long_lived, poisson, "
-               "random_incast, trace; "
+      err.find("workloads.1.type: expected one of: burst, collective, flows, incast, long_lived, "
+               "poisson, random_incast, trace; "
                "got 'incasts' (did you mean 'incast'?)"),
       std::string::npos)
       << err;

@@ -107,6 +107,8 @@ workloads:
   - {name: hd, type: collective, op: all_reduce, algorithm: halving_doubling, ranks: h0..h7, size: 160KB, placement: spread, rank_count: 4}
   - {name: bc, type: collective, op: broadcast, ranks: [h1, h3, h5, h7], root: 1, size: 100KB, chunks: 4}
   - {name: pp, type: collective, op: pipeline, ranks: [h0, h2, h4, h6], size: 32KB, microbatches: 3, stage_compute: 2us}
+  - {name: fsdp, type: collective, op: all_gather, ranks: [h1, h3, h5], size: 60KB, iterations: 2, compute: 5us,
+     then: [{op: reduce_scatter, size: 120KB, channels: 2}]}
   - {name: bg, type: poisson, load: 0.2, stop: 50us}
 )";
 
@@ -152,7 +154,7 @@ TEST(CollectiveRun, SameSeedSameCollectivesCsv) {
   };
   const std::string a = csv();
   EXPECT_EQ(a, csv());
-  EXPECT_NE(a.find("ar,1,all_reduce,ring,8,400000,"), std::string::npos) << a;
+  EXPECT_NE(a.find("ar,1,0,all_reduce,ring,8,400000,"), std::string::npos) << a;
 }
 
 TEST(CollectiveRun, DagTraceRoundTripsAndReplaysTheSameRun) {
@@ -241,6 +243,9 @@ TEST(CollectiveRun, BadCollectiveKeysAreNamed) {
   EXPECT_NE(error("{type: collective, op: broadcast, root: 6}").find("workloads.0.root"),
             std::string::npos);
   EXPECT_NE(error("{type: collective, sise: 1MB}").find("sise"), std::string::npos);
+  EXPECT_NE(error("{type: collective, then: [{op: all_to_all, algorithm: ring}]}")
+                .find("workloads.0.then.0.algorithm: ring does not run all_to_all"),
+            std::string::npos);
 }
 
 TEST(CollectiveRun, RailTopologyWiresNicIOfAGroupToRailLeafI) {

@@ -169,7 +169,7 @@ TEST(ResultsSchema, CollectivesCsvRowsFollowTheSchemasColumns) {
   std::string line;
   std::getline(text, line);
   EXPECT_EQ(line,
-            "job,iteration,op,algorithm,ranks,size_bytes,first_flow,flows,steps,start_ns,"
+            "job,iteration,phase,op,algorithm,ranks,size_bytes,first_flow,flows,steps,start_ns,"
             "end_ns,cct_us,ideal_us,slowdown,algbw_GBps,busbw_GBps,straggler_step,"
             "straggler_rank,straggler_lag_us");
   EXPECT_EQ(line, results_schema().csv_header("collectives.csv"));

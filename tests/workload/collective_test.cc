@@ -192,6 +192,48 @@ TEST(Collective, IterationsWaitForTheRanksLastStepAndTheComputeGap) {
   EXPECT_EQ(next.behind, 9u);  // and rank 0 -> 1 is the same QP
 }
 
+TEST(Collective, PhasesFollowEachOtherAtEachRankAndShareTheQps) {
+  // FSDP-like: every iteration an all-gather, then a reduce-scatter; 3 ranks, 2 steps each.
+  CollectiveParams p = params(CollectiveOp::kAllGather, CollectiveAlgorithm::kRing, 3, 3000);
+  CollectivePhase rs;
+  rs.op = CollectiveOp::kReduceScatter;
+  rs.size_bytes = 6000;
+  p.then = {rs};
+  p.iterations = 2;
+  p.compute = Delta::from_us(20);
+  const CollectiveFlows c = generate_collective(p);
+  ASSERT_EQ(c.collectives.size(), 4u);
+  EXPECT_EQ(c.collectives[1].phase, 1u);
+  EXPECT_EQ(c.collectives[1].op, CollectiveOp::kReduceScatter);
+  EXPECT_EQ(c.collectives[2].iteration, 1u);
+  EXPECT_EQ(c.collectives[2].phase, 0u);
+  // The reduce-scatter's first flow from rank 0 (flow 6) waits for rank 0's last all-gather
+  // step (out to rank 1: flow 3; in from rank 2: flow 5), with no compute gap, and follows
+  // flow 3 on their shared QP; its block is 6000 / 3.
+  const FlowSpec& f = c.flows[6];
+  EXPECT_EQ(f.src_host, 100u);
+  EXPECT_EQ(f.size_bytes, 2000u);
+  EXPECT_EQ(f.after, (std::vector<uint32_t>{3, 5}));
+  EXPECT_EQ(f.after_delay, Delta::zero());
+  EXPECT_EQ(f.behind, 3u);
+  EXPECT_EQ(f.sport, c.flows[0].sport);
+  // The next iteration's all-gather waits for the reduce-scatter, after the compute gap.
+  const FlowSpec& g = c.flows[12];
+  EXPECT_EQ(g.after, (std::vector<uint32_t>{9, 11}));
+  EXPECT_EQ(g.after_delay, Delta::from_us(20));
+  // A phase that cannot run is named by its place.
+  CollectivePhase bad;
+  bad.op = CollectiveOp::kAllToAll;  // with the ring algorithm
+  p.then = {rs, bad};
+  try {
+    generate_collective(p);
+    FAIL() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("then.1.algorithm: ring does not run all_to_all", 0), 0u)
+        << e.what();
+  }
+}
+
 TEST(Collective, QpPerTransferMakesEveryMessageANewFlow) {
   CollectiveParams p = params(CollectiveOp::kAllReduce, CollectiveAlgorithm::kRing, 4, 4000);
   p.qp_per_transfer = true;

@@ -74,20 +74,24 @@ struct WorkloadConfig {
   // trace
   std::string file;
   std::string format = "csv";  // csv (also flow DAGs) | hpcc | conweave | auto
-  // collective (workload/collective.h)
-  std::string op = "all_reduce";
-  std::string algorithm = "default";  // default: ring, direct, chain or gpipe by op
+  // collective (workload/collective.h): the first collective of every iteration, then these
+  struct CollectivePhase {
+    std::string op = "all_reduce";
+    std::string algorithm = "default";  // default: ring, direct, chain or gpipe by op
+    int64_t size_bytes = 1 << 20;
+    uint32_t channels = 1;
+    uint32_t chunks = 1;
+    uint32_t root = 0;
+    uint32_t microbatches = 4;
+    Delta stage_compute;
+  };
+  CollectivePhase collective;
+  std::vector<CollectivePhase> then;
   std::vector<std::string> ranks = {"all"};
   uint32_t rank_count = 0;             // 0: every host of ranks
   std::string placement = "explicit";  // explicit | packed | spread | random
   bool per_nic = false;
-  int64_t collective_size = 1 << 20;
-  uint32_t channels = 1;
-  uint32_t chunks = 1;
   bool qp_per_transfer = false;
-  uint32_t root = 0;
-  uint32_t microbatches = 4;
-  Delta stage_compute;
   uint32_t iterations = 1;
   Delta compute;
 };

@@ -20,7 +20,7 @@ const std::string kAlgorithms[] = {
     "default", "ring", "double_binary_tree", "halving_doubling", "direct", "chain", "gpipe"};
 const std::string kPlacements[] = {"explicit", "packed", "spread", "random"};
 
-CollectiveAlgorithm algorithm_of(const WorkloadConfig& w) {
+CollectiveAlgorithm algorithm_of(const WorkloadConfig::CollectivePhase& w) {
   static const std::map<std::string, CollectiveAlgorithm> by_name = {
       {"ring", CollectiveAlgorithm::kRing},
       {"double_binary_tree", CollectiveAlgorithm::kDoubleBinaryTree},
@@ -103,11 +103,52 @@ std::vector<std::vector<uint32_t>> nic_groups(const std::vector<uint32_t>& ranks
 
 }  // namespace
 
-void describe_collective_workload(ParamVisitor& v, WorkloadConfig& w) {
-  v.choice("op", w.op, kOps, "the collective (pipeline: pipeline-parallel send/recv)");
-  v.choice("algorithm", w.algorithm, kAlgorithms,
+namespace {
+
+using Phase = WorkloadConfig::CollectivePhase;
+
+// The keys of one collective: the workload's own (its first) and each of `then`.
+void describe_phase(ParamVisitor& v, Phase& c) {
+  v.choice("op", c.op, kOps, "the collective (pipeline: pipeline-parallel send/recv)");
+  v.choice("algorithm", c.algorithm, kAlgorithms,
            "all_reduce: ring, double_binary_tree (NCCL 2.4) or halving_doubling; all_to_all: "
            "direct; broadcast: chain; pipeline: gpipe; others: ring. default: the first");
+  v.bytes("size", c.size_bytes, 1, kNoLimit,
+          "bytes per rank as nccl-tests counts them (pipeline: per micro-batch and hop)");
+  v.count("channels", c.channels, 1, 64, "parallel QPs per peer (NCCL channels)");
+  v.count("chunks", c.chunks, 1, 1 << 20, "pipelined slices of every transfer");
+  if (c.op == "broadcast") v.count("root", c.root, 0, 1000000, "the root's rank index");
+  if (c.op == "pipeline") {
+    v.count("microbatches", c.microbatches, 1, 1 << 16, "micro-batches per iteration");
+    v.duration("stage_compute", c.stage_compute, Delta::zero(), Delta::max(),
+               "a stage's compute per micro-batch, before it sends on");
+  }
+}
+
+CollectivePhase phase_of(const Phase& c) {
+  CollectivePhase ph;
+  ph.op = static_cast<CollectiveOp>(std::find(std::begin(kOps), std::end(kOps), c.op) -
+                                    std::begin(kOps));
+  ph.algorithm = algorithm_of(c);
+  ph.size_bytes = static_cast<uint64_t>(c.size_bytes);
+  ph.channels = c.channels;
+  ph.chunks = c.chunks;
+  ph.root = c.root;
+  ph.microbatches = c.microbatches;
+  ph.stage_compute = c.stage_compute;
+  return ph;
+}
+
+}  // namespace
+
+void describe_collective_workload(ParamVisitor& v, WorkloadConfig& w) {
+  describe_phase(v, w.collective);
+  size_t n = w.then.size();
+  v.list(
+      "then", n, [&](size_t k) { w.then.resize(k); },
+      [&](ParamVisitor& item, size_t i) { describe_phase(item, w.then[i]); },
+      "collectives that follow the first in every iteration, in order, each at a rank once "
+      "the rank's part of the one before is done (op, algorithm, size, channels, chunks, ...)");
   v.text_list("ranks", w.ranks, "hosts (NICs) the job may run on, in rank order for explicit");
   v.count("rank_count", w.rank_count, 0, 1000000, "ranks to place from them (0: all)");
   v.choice("placement", w.placement, kPlacements,
@@ -116,20 +157,10 @@ void describe_collective_workload(ParamVisitor& v, WorkloadConfig& w) {
   v.flag("per_nic", w.per_nic,
          "multi-NIC servers: one collective per NIC index over the servers, size / NICs each "
          "(NCCL's rail-aligned channels; traffic inside a server is not modelled)");
-  v.bytes("size", w.collective_size, 1, kNoLimit,
-          "bytes per rank as nccl-tests counts them (pipeline: per micro-batch and hop)");
-  v.count("channels", w.channels, 1, 64, "parallel QPs per peer (NCCL channels)");
-  v.count("chunks", w.chunks, 1, 1 << 20, "pipelined slices of every transfer");
   v.flag("qp_per_transfer", w.qp_per_transfer,
          "every transfer on QPs of its own instead of the peer's QPs: each message a new flow "
          "(a new source port) to every switch");
-  if (w.op == "broadcast") v.count("root", w.root, 0, 1000000, "the root's rank index");
-  if (w.op == "pipeline") {
-    v.count("microbatches", w.microbatches, 1, 1 << 16, "micro-batches per iteration");
-    v.duration("stage_compute", w.stage_compute, Delta::zero(), Delta::max(),
-               "a stage's compute per micro-batch, before it sends on");
-  }
-  v.count("iterations", w.iterations, 1, 1 << 20, "times the job runs the collective");
+  v.count("iterations", w.iterations, 1, 1 << 20, "times the job runs its collectives");
   v.duration("compute", w.compute, Delta::zero(), Delta::max(),
              "compute gap before every iteration, from when the rank finished the last");
   v.duration("start", w.start, Delta::zero(), Delta::max(), "when the job starts");
@@ -138,22 +169,15 @@ void describe_collective_workload(ParamVisitor& v, WorkloadConfig& w) {
 std::vector<FlowSpec> generate_collective_workload(const WorkloadConfig& w,
                                                    const WorkloadContext& ctx) {
   CollectiveParams p;
-  p.op = static_cast<CollectiveOp>(std::find(std::begin(kOps), std::end(kOps), w.op) -
-                                   std::begin(kOps));
-  p.algorithm = algorithm_of(w);
+  static_cast<CollectivePhase&>(p) = phase_of(w.collective);
+  for (const Phase& c : w.then) p.then.push_back(phase_of(c));
   const std::vector<uint32_t> ranks = place_ranks(w, ctx);
   if (w.per_nic) {
     p.groups = nic_groups(ranks, ctx);
   } else {
     p.groups = {ranks};
   }
-  p.size_bytes = static_cast<uint64_t>(w.collective_size);
-  p.channels = w.channels;
-  p.chunks = w.chunks;
   p.qp_per_transfer = w.qp_per_transfer;
-  p.root = w.root;
-  p.microbatches = w.microbatches;
-  p.stage_compute = w.stage_compute;
   p.iterations = w.iterations;
   p.compute = w.compute;
   p.start = Time::zero() + w.start;

@@ -136,7 +136,7 @@ nlohmann::json collectives_summary(const std::vector<CollectiveResult>& results)
   std::vector<double> cct, slowdown, busbw;
   struct Job {
     Time start, end;
-    uint32_t iterations = 0;
+    uint32_t collectives = 0, iterations = 0;
     bool complete = true;
     std::vector<double> cct, slowdown, busbw, lag;
   };
@@ -144,7 +144,8 @@ nlohmann::json collectives_summary(const std::vector<CollectiveResult>& results)
   size_t complete = 0;
   for (const CollectiveResult& r : results) {
     Job& j = jobs[r.spec->job];
-    if (j.iterations++ == 0) j.start = r.spec->job_start;
+    if (j.collectives++ == 0) j.start = r.spec->job_start;
+    j.iterations = std::max(j.iterations, r.spec->iteration + 1);
     if (!r.complete) {
       j.complete = false;
       continue;
@@ -170,7 +171,7 @@ nlohmann::json collectives_summary(const std::vector<CollectiveResult>& results)
   double jct = 0;
   for (const auto& [name, j] : jobs) {
     nlohmann::json& o = s["by_job"][name];
-    o["collectives"] = j.iterations;
+    o["collectives"] = j.collectives;
     o["complete"] = j.complete;
     const double job_us = j.complete ? (j.end - j.start).us() : 0.0;
     o["jct_us"] = job_us;
@@ -189,15 +190,13 @@ void write_collectives_csv(const std::string& path, Experiment& exp,
                            const std::vector<CollectiveResult>& results) {
   std::ofstream file(path);
   TextLines out(file);
-  out.put(
-      "job,iteration,op,algorithm,ranks,size_bytes,first_flow,flows,steps,start_ns,end_ns,"
-      "cct_us,ideal_us,slowdown,algbw_GBps,busbw_GBps,straggler_step,straggler_rank,"
-      "straggler_lag_us");
+  out.put(results_schema().csv_header("collectives.csv"));
   out.end_line();
   const TopologySpec& topo = exp.network().topology();
   for (const CollectiveResult& r : results) {
     const CollectiveSpec& c = *r.spec;
-    out.put(c.job).put(',').put_int(c.iteration).put(',').put(collective_op_name(c.op));
+    out.put(c.job).put(',').put_int(c.iteration).put(',').put_int(c.phase).put(',');
+    out.put(collective_op_name(c.op));
     out.put(',').put(collective_algorithm_name(c.algorithm)).put(',').put_int(c.ranks);
     out.put(',').put_int(c.size_bytes).put(',').put_int(c.first_flow).put(',');
     out.put_int(c.flow_count).put(',').put_int(r.steps).put(',').put_ns(r.start.ps).put(',');
