@@ -12,11 +12,13 @@ with Debian's python3-pandas, as DataFrames:
 Put the package on the path with PYTHONPATH=<rocelab checkout>/python; `rocelab plot` and
 `rocelab report` carry their own copy.
 """
-from .results import (flatten, get, load_runs, read_flows, read_runs, read_summary, read_sweep,
+from .results import (flatten, get, load_runs, read_collectives, read_flows, read_runs,
+                      read_summary, read_sweep,
                       run_dirs)
 from .schema import describe, find, headline, unit
 from .stats import fmt, mean_ci, percentile, t975
 
 __all__ = ["describe", "find", "headline", "unit", "fmt", "mean_ci", "percentile", "t975",
-           "flatten", "get", "load_runs", "read_flows", "read_runs", "read_summary",
+           "flatten", "get", "load_runs", "read_collectives", "read_flows", "read_runs",
+           "read_summary",
            "read_sweep", "run_dirs"]

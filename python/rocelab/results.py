@@ -1,7 +1,7 @@
 """Readers of rocelab's output directories (docs/output.md): a run directory (summary.json,
 flows.csv, ...), a compare directory (compare.csv and a run directory per scheme) and a
 sweep directory (sweep.csv, runs.csv, runs/<point>/<scheme>/seed-<n>/). The dict readers
-need only the standard library; read_flows, read_runs and read_sweep return pandas
+need only the standard library; read_flows, read_collectives, read_runs and read_sweep return pandas
 DataFrames (Debian's python3-pandas)."""
 import csv
 import json
@@ -100,6 +100,23 @@ def read_flows(run_dir):
         if u == "bool":
             df[k] = df[k].astype(bool)
     return df
+
+
+def read_collectives(run_dir):
+    """collectives.csv as a DataFrame (runs with collective workloads): one row per
+    collective; times and ratios as floats (NaN when it did not complete), counts and bytes
+    as integers."""
+    pd = _pandas()
+    units = _columns_of("collectives.csv")
+    floats = ("ns", "us", "1", "GB/s")
+    dtypes = {k: ("string" if u == "text" else "float64" if u in floats else "int64")
+              for k, u in units.items()}
+    # A collective that did not complete leaves its straggler columns empty.
+    dtypes["straggler_step"] = "float64"
+    return pd.read_csv(os.path.join(run_dir, "collectives.csv"), dtype=dtypes,
+                       keep_default_na=False,
+                       na_values={k: [""] for k, u in units.items() if u in floats or
+                                  k == "straggler_step"})
 
 
 def read_runs(root):

@@ -28,6 +28,15 @@ class Package(unittest.TestCase):
         subprocess.run([CLI, "sweep", os.path.join(ROOT, "tests", "sweeps", "tiny_sweep.yaml"),
                         "-q", "-o", cls.sweep], check=True, stdout=subprocess.DEVNULL)
 
+        cls.coll_dir = os.path.join(cls.tmp, "collectives")
+        scenario = os.path.join(cls.tmp, "collectives.yaml")
+        with open(scenario, "w") as f:
+            f.write("topology: {type: rail_optimized, servers: 2, nics_per_server: 2, spines: 2}\n"
+                    "workloads:\n"
+                    "  - {name: ar, type: collective, ranks: all, size: 40KB, iterations: 2}\n")
+        subprocess.run([CLI, "run", scenario, "-q", "-o", cls.coll_dir], check=True,
+                       stdout=subprocess.DEVNULL)
+
     @classmethod
     def tearDownClass(cls):
         shutil.rmtree(cls.tmp)
@@ -44,6 +53,15 @@ class Package(unittest.TestCase):
         self.assertEqual(str(flows["size_bytes"].dtype), "int64")
         self.assertEqual(str(flows["hol_blocked"].dtype), "bool")
         self.assertEqual(int(flows.hol_blocked.sum()), s["hol_blocked_flows"])
+
+    def test_collectives_are_typed_and_consistent_with_the_summary(self):
+        s = rocelab.read_summary(self.coll_dir)["collectives"]
+        c = rocelab.read_collectives(self.coll_dir)
+        self.assertEqual(len(c), s["count"])
+        self.assertEqual(list(c.iteration), [0, 1])
+        self.assertAlmostEqual(c.cct_us.mean(), s["mean_cct_us"], places=3)
+        self.assertTrue(((c.end_ns - c.start_ns) / 1e3 - c.cct_us).abs().max() < 1e-3)
+        self.assertEqual(str(c["flows"].dtype), "int64")
 
     def test_percentiles_of_the_flows_are_the_summarys(self):
         s = rocelab.read_summary(self.run_dir)
