@@ -26,8 +26,17 @@ std::vector<FlowSpec> generate_long_lived(const LongLivedParams& p, RandomStream
   flows.reserve(n * p.flows_per_receiver);
   for (size_t k = 0; k < p.flows_per_receiver; ++k)
     for (size_t i = 0; i < n; ++i)
-      flows.push_back(
-          FlowSpec{ring[(i + offsets[k]) % n], ring[i], p.flow_size, p.start, p.tag, {}, {}, {}, {}, {}, {}});
+      flows.push_back(FlowSpec{ring[(i + offsets[k]) % n],
+                               ring[i],
+                               p.flow_size,
+                               p.start,
+                               p.tag,
+                               {},
+                               {},
+                               {},
+                               {},
+                               {},
+                               {}});
   return flows;
 }
 

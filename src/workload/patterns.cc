@@ -69,8 +69,8 @@ std::vector<FlowSpec> generate_incast(const IncastParams& params) {
   for (uint32_t r = 0; r < params.repeats; ++r) {
     const Time t = params.start + params.interval * r;
     for (uint64_t i = 0; i < n; ++i) {
-      flows.push_back(
-          FlowSpec{params.senders[i], params.receiver, sizes[i], t, params.tag, {}, {}, {}, {}, {}, {}});
+      flows.push_back(FlowSpec{
+          params.senders[i], params.receiver, sizes[i], t, params.tag, {}, {}, {}, {}, {}, {}});
     }
   }
   return flows;
@@ -96,8 +96,17 @@ std::vector<FlowSpec> generate_burst(const BurstParams& params) {
     for (size_t i = 0; i < params.senders.size(); ++i) {
       const Time t = burst + params.sender_spacing * static_cast<int64_t>(i);
       for (uint32_t k = 0; k < params.flows_per_sender; ++k) {
-        flows.push_back(FlowSpec{
-            params.senders[i], params.receiver, params.flow_size, t, params.tag, {}, {}, {}, {}, {}, {}});
+        flows.push_back(FlowSpec{params.senders[i],
+                                 params.receiver,
+                                 params.flow_size,
+                                 t,
+                                 params.tag,
+                                 {},
+                                 {},
+                                 {},
+                                 {},
+                                 {},
+                                 {}});
       }
     }
   }

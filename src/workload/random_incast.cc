@@ -37,8 +37,17 @@ std::vector<FlowSpec> generate_random_incast(const RandomIncastParams& p, Random
       std::swap(pool[k], pool[k + static_cast<size_t>(rng.below(n - k))]);
     const uint32_t receiver = pool[0];
     for (uint32_t i = 0; i < p.fan_in; ++i)
-      flows.push_back(FlowSpec{
-          pool[1 + i % drawn], receiver, base + (i < extra ? 1 : 0), t, p.tag, {}, {}, {}, {}, {}, {}});
+      flows.push_back(FlowSpec{pool[1 + i % drawn],
+                               receiver,
+                               base + (i < extra ? 1 : 0),
+                               t,
+                               p.tag,
+                               {},
+                               {},
+                               {},
+                               {},
+                               {},
+                               {}});
   }
   return flows;
 }
