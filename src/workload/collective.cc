@@ -113,7 +113,9 @@ std::vector<Transfer> double_binary_tree(uint32_t n, uint64_t bytes) {
 
 // Rabenseifner: log2 n steps of recursive halving (step j: partner at distance n / 2^(j+1),
 // half of what the rank still reduces, size / 2^(j+1)), then the same steps in reverse
-// order gathering. Each send waits for what arrived at its rank in the step before.
+// order gathering. What a rank sends holds every earlier step's data: each send waits for
+// what arrived at its rank in every step before (from different partners, so no chain
+// through one of them stands in for the others).
 std::vector<Transfer> halving_doubling(uint32_t n, uint64_t bytes) {
   uint32_t log = 0;
   while ((1u << log) < n) ++log;
@@ -131,7 +133,8 @@ std::vector<Transfer> halving_doubling(uint32_t n, uint64_t bytes) {
   for (uint32_t s = 0; s < distance.size(); ++s)
     for (uint32_t i = 0; i < n; ++i) {
       Transfer x{i, i ^ distance[s], sizes[s], {}, 0};
-      if (s > 0) x.after.push_back((s - 1) * n + (i ^ distance[s - 1]));
+      for (uint32_t before = 0; before < s; ++before)
+        x.after.push_back(before * n + (i ^ distance[before]));
       t.push_back(std::move(x));
     }
   return t;
@@ -269,6 +272,12 @@ void check(const CollectiveParams& p) {
       throw std::invalid_argument("ranks: a host appears twice");
   }
   if (p.iterations == 0) throw std::invalid_argument("iterations must be >= 1");
+  for (const auto& g : p.groups)
+    if (g.size() != p.groups.front().size())
+      throw std::invalid_argument("per_nic: the NIC indices have different rank counts (" +
+                                  std::to_string(p.groups.front().size()) + " and " +
+                                  std::to_string(g.size()) +
+                                  "): place whole servers, or the same NICs of each");
   check_phase(p, p);
   for (size_t i = 0; i < p.then.size(); ++i) {
     try {
@@ -347,10 +356,15 @@ CollectiveFlows generate_collective(const CollectiveParams& p) {
     for (size_t g = 0; g < p.groups.size(); ++g)
       plans[ph].push_back(transfers(phases[ph], static_cast<uint32_t>(p.groups[g].size()),
                                     share(phases[ph].size_bytes, p.groups.size(), g)));
-  // terminal[h]: the flows of the previous iteration a rank on host h waits for before its
-  // compute gap: those of the deepest step it takes part in (the rank's steps follow one
-  // another in every algorithm here, so these are delivered last).
-  std::unordered_map<uint32_t, std::pair<uint16_t, std::vector<uint32_t>>> terminal;
+  // terminal[h]: the flows of the collective before that a rank on host h waits for: in
+  // each lane, those of the deepest step it takes part in (a rank's steps in one lane follow
+  // one another in every algorithm here, so these are delivered last).
+  struct LaneEnd {
+    uint32_t lane;
+    uint32_t step;
+    std::vector<uint32_t> flows;
+  };
+  std::unordered_map<uint32_t, std::vector<LaneEnd>> terminal;
   uint32_t ranks = 0;
   for (const auto& g : p.groups) ranks += static_cast<uint32_t>(g.size());
   std::unordered_map<uint64_t, uint32_t> qp_ids;  // (group, lane, ranks, channel) -> qp
@@ -359,6 +373,7 @@ CollectiveFlows generate_collective(const CollectiveParams& p) {
     for (uint32_t phase = 0; phase < phases.size(); ++phase) {
       const CollectivePhase& ph = phases[phase];
       CollectiveSpec c;
+      std::vector<uint32_t> lane_of;  // by flow of c: its transfer's lane
       c.job = p.tag;
       c.job_start = p.start;
       c.iteration = it;
@@ -402,17 +417,17 @@ CollectiveFlows generate_collective(const CollectiveParams& p) {
               f.size_bytes = share(share(tr.bytes, ph.channels, ch), ph.chunks, k);
               f.start = p.start;
               f.tag = p.tag;
-              f.sport = static_cast<uint16_t>(10000 + qp % 50000);
+              f.sport = static_cast<uint16_t>(10000 + (p.first_qp + qp) % 50000);
               for (uint32_t a : tr.after) f.after.push_back(base + a * per + ch * ph.chunks + k);
-              uint16_t step = 0;
-              for (uint32_t a : f.after)
-                step = std::max<uint16_t>(step, c.step[a - c.first_flow] + 1);
+              uint32_t step = 0;
+              for (uint32_t a : f.after) step = std::max(step, c.step[a - c.first_flow] + 1);
               if (ph.op == CollectiveOp::kPipeline) f.after_delay = ph.stage_compute;
               if (f.after.empty()) {
                 // A source of the collective: after the rank's part of the one before, and
                 // the compute gap at an iteration's start.
                 if (const auto wait = terminal.find(src); wait != terminal.end()) {
-                  f.after = wait->second.second;
+                  for (const LaneEnd& end : wait->second)
+                    f.after.insert(f.after.end(), end.flows.begin(), end.flows.end());
                   f.after_delay = phase == 0 ? p.compute : Delta::zero();
                 } else {
                   f.start = p.start + p.compute;
@@ -423,24 +438,33 @@ CollectiveFlows generate_collective(const CollectiveParams& p) {
               if (last != UINT32_MAX) f.behind = last;
               last = static_cast<uint32_t>(out.flows.size());
               c.step.push_back(step);
+              lane_of.push_back(tr.lane);
               out.flows.push_back(std::move(f));
             }
           }
         }
       }
       c.flow_count = static_cast<uint32_t>(out.flows.size()) - c.first_flow;
-      // The next iteration's sources wait for this one's last flows at their rank.
+      // The next collective's sources wait for this one's last flows at their rank, in
+      // each lane (a double tree's trees run side by side).
       terminal.clear();
       for (uint32_t i = 0; i < c.flow_count; ++i) {
         const FlowSpec& f = out.flows[c.first_flow + i];
         for (uint32_t h : {f.src_host, f.dst_host}) {
-          auto [e, added] = terminal.try_emplace(h, c.step[i], std::vector<uint32_t>{});
-          if (c.step[i] > e->second.first) {
-            e->second = {c.step[i], {}};
-          } else if (c.step[i] < e->second.first) {
+          std::vector<LaneEnd>& ends = terminal[h];
+          auto e = std::find_if(ends.begin(), ends.end(),
+                                [&](const LaneEnd& x) { return x.lane == lane_of[i]; });
+          if (e == ends.end()) {
+            ends.push_back(LaneEnd{lane_of[i], c.step[i], {}});
+            e = ends.end() - 1;
+          }
+          if (c.step[i] > e->step) {
+            e->step = c.step[i];
+            e->flows.clear();
+          } else if (c.step[i] < e->step) {
             continue;
           }
-          e->second.second.push_back(c.first_flow + i);
+          e->flows.push_back(c.first_flow + i);
         }
       }
       out.collectives.push_back(std::move(c));

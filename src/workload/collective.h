@@ -69,6 +69,9 @@ struct CollectiveParams : CollectivePhase {
   // each message is then a new flow to every switch, as a library that opens a QP per
   // message would make it.
   bool qp_per_transfer = false;
+  // Source ports are 10000 + (first_qp + the job's QP number) mod 50000: jobs sharing hosts
+  // give theirs different first_qp, or their QPs would hash alike.
+  uint32_t first_qp = 0;
   uint32_t iterations = 1;
   Delta compute;  // before every iteration, from when the rank finished the previous one
   Time start;
@@ -90,7 +93,7 @@ struct CollectiveSpec {
   uint64_t size_bytes = 0;
   uint32_t first_flow = 0;
   uint32_t flow_count = 0;
-  std::vector<uint16_t> step;
+  std::vector<uint32_t> step;
 };
 
 struct CollectiveFlows {

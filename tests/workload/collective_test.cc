@@ -105,9 +105,10 @@ TEST(Collective, HalvingDoublingSizesAndPartners) {
       const FlowSpec& f = c.flows[s * 8 + i];
       EXPECT_EQ(f.size_bytes, sizes[s]);
       EXPECT_EQ(f.dst_host - 100, i ^ distance[s]);
-      if (s > 0) {
-        EXPECT_EQ(f.after, std::vector<uint32_t>{(s - 1) * 8 + (i ^ distance[s - 1])});
-      }
+      // It waits for what arrived at rank i in every step before, from each partner.
+      std::vector<uint32_t> before;
+      for (uint32_t t = 0; t < s; ++t) before.push_back(t * 8 + (i ^ distance[t]));
+      EXPECT_EQ(f.after, before);
     }
   EXPECT_THROW(generate_collective(params(CollectiveOp::kAllReduce,
                                           CollectiveAlgorithm::kHalvingDoubling, 6, 6000)),
@@ -232,6 +233,30 @@ TEST(Collective, PhasesFollowEachOtherAtEachRankAndShareTheQps) {
     EXPECT_EQ(std::string(e.what()).rfind("then.1.algorithm: ring does not run all_to_all", 0), 0u)
         << e.what();
   }
+}
+
+TEST(Collective, ADoubleTreesNextIterationWaitsForBothTrees) {
+  // 8 ranks: rank 4 is interior in the first tree and a leaf in the second; its next
+  // iteration must wait for both trees' last flows into or out of it.
+  CollectiveParams p =
+      params(CollectiveOp::kAllReduce, CollectiveAlgorithm::kDoubleBinaryTree, 8, 16000);
+  p.iterations = 2;
+  const CollectiveFlows c = generate_collective(p);
+  const uint32_t per_iteration = c.collectives[0].flow_count;
+  const size_t per_tree = per_iteration / 2;
+  for (uint32_t f = per_iteration; f < c.flows.size(); ++f) {
+    if (c.flows[f].src_host != 104 || c.flows[f].after.empty()) continue;
+    if (c.flows[f].after.front() >= per_iteration) continue;  // waits inside its iteration
+    bool tree[2] = {false, false};
+    for (uint32_t a : c.flows[f].after) tree[a / per_tree] = true;
+    EXPECT_TRUE(tree[0] && tree[1]) << "flow " << f;
+  }
+}
+
+TEST(Collective, PerNicGroupsMustBeAlike) {
+  CollectiveParams p = params(CollectiveOp::kAllReduce, CollectiveAlgorithm::kRing, 4, 4000);
+  p.groups.push_back({200, 201});
+  EXPECT_THROW(generate_collective(p), std::invalid_argument);
 }
 
 TEST(Collective, QpPerTransferMakesEveryMessageANewFlow) {

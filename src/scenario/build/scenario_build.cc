@@ -65,7 +65,8 @@ std::vector<FlowSpec> generate(const WorkloadConfig& w, size_t index, const Topo
   const auto* type = workload_registry().find(w.type);
   if (!type) throw ConfigError(key + ".type: " + not_one_of(w.type, workload_registry().names()));
   RandomStream rng(seed, "workload:" + w.name, index);
-  return type->factory.generate(w, WorkloadContext{topo, rack, key, rng, routing, collectives});
+  return type->factory.generate(w,
+                                WorkloadContext{topo, rack, key, rng, routing, collectives, index});
 }
 
 }  // namespace
@@ -274,8 +275,10 @@ ExperimentSpec build_unlocated(ScenarioConfig& c) {
     }
     // A workload's flows and collectives index its own list; place them after the others.
     const uint32_t offset = static_cast<uint32_t>(spec.flows.size());
-    for (FlowSpec& f : flows)
+    for (FlowSpec& f : flows) {
       for (uint32_t& a : f.after) a += offset;
+      if (f.behind) *f.behind += offset;
+    }
     for (CollectiveSpec& col : collectives) {
       col.first_flow += offset;
       spec.collectives.push_back(std::move(col));

@@ -178,6 +178,8 @@ std::vector<FlowSpec> generate_collective_workload(const WorkloadConfig& w,
     p.groups = {ranks};
   }
   p.qp_per_transfer = w.qp_per_transfer;
+  // Each workload's QPs from its own source ports (a prime stride keeps jobs apart).
+  p.first_qp = static_cast<uint32_t>(ctx.index * 4999 % 50000);
   p.iterations = w.iterations;
   p.compute = w.compute;
   p.start = Time::zero() + w.start;

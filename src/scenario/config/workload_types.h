@@ -28,6 +28,7 @@ struct WorkloadContext {
   const std::function<const Routing&()>& routing;
   // Where a workload of collectives lists them (first_flow indexes its own flows).
   std::vector<CollectiveSpec>& collectives;
+  size_t index = 0;  // the workload's place in workloads
 };
 
 struct WorkloadType {

@@ -63,7 +63,7 @@ Delta ideal_time(Experiment& exp, const CollectiveSpec& c) {
 }
 
 void find_straggler(Experiment& exp, const CollectiveSpec& c, CollectiveResult& out) {
-  std::vector<std::pair<uint16_t, uint32_t>> by_step;  // (step, flow)
+  std::vector<std::pair<uint32_t, uint32_t>> by_step;  // (step, flow)
   for (uint32_t i = 0; i < c.flow_count; ++i) by_step.emplace_back(c.step[i], c.first_flow + i);
   std::sort(by_step.begin(), by_step.end());
   const RdmaTransport& tr = exp.transport();
