@@ -173,7 +173,7 @@ Time parse_ns(const std::string& value, const TraceError& err, const std::string
 struct Columns {
   size_t count = 0;
   std::optional<size_t> src, dst, size_bytes, start_ns, tag;
-  std::optional<size_t> id, after, after_delay_ns, behind, sport;  // flow DAGs
+  std::optional<size_t> id, after, after_delay_ns, behind, sport, dport, path;  // optional
   bool dag() const { return id.has_value(); }
 };
 
@@ -192,6 +192,8 @@ Columns parse_header(const std::string& line, const TraceError& err) {
       {"after_delay_ns", &Columns::after_delay_ns},
       {"behind", &Columns::behind},
       {"sport", &Columns::sport},
+      {"dport", &Columns::dport},
+      {"path", &Columns::path},
   };
   for (size_t i = 0; i < names.size(); ++i) {
     for (const auto& [name, member] : known) {
@@ -206,7 +208,7 @@ Columns parse_header(const std::string& line, const TraceError& err) {
   for (const auto& [name, member] : known) {
     if (member == &Columns::tag || member == &Columns::id || member == &Columns::after ||
         member == &Columns::after_delay_ns || member == &Columns::behind ||
-        member == &Columns::sport)
+        member == &Columns::sport || member == &Columns::dport || member == &Columns::path)
       continue;
     if (!(cols.*member).has_value()) {
       err.fail(std::string("header is missing column '") + name +
@@ -362,6 +364,11 @@ std::vector<FlowSpec> load_flow_trace_csv(const std::string& path, const std::st
     f.tag = cols->tag && !fields[*cols->tag].empty() ? fields[*cols->tag] : tag;
     if (cols->sport && !fields[*cols->sport].empty())
       f.sport = static_cast<uint16_t>(parse_uint(fields[*cols->sport], "sport", 0, 65535, err));
+    if (cols->dport && !fields[*cols->dport].empty())
+      f.dport = static_cast<uint16_t>(parse_uint(fields[*cols->dport], "dport", 0, 65535, err));
+    if (cols->path && !fields[*cols->path].empty())
+      f.path = static_cast<uint32_t>(parse_uint(fields[*cols->path], "path", 0,
+                                                std::numeric_limits<uint32_t>::max() - 1, err));
     if (cols->dag()) {
       DagRow row;
       row.id = parse_uint(fields[*cols->id], "id", 0, std::numeric_limits<uint64_t>::max(), err);
@@ -391,7 +398,7 @@ std::vector<FlowSpec> load_flow_trace_csv(const std::string& path, const std::st
 }
 
 void write_flow_trace_csv(std::ostream& out, const std::vector<FlowSpec>& flows) {
-  out << "id,src,dst,size_bytes,start_ns,tag,sport,after,after_delay_ns,behind\n";
+  out << "id,src,dst,size_bytes,start_ns,tag,sport,dport,path,after,after_delay_ns,behind\n";
   for (size_t i = 0; i < flows.size(); ++i) {
     const FlowSpec& f = flows[i];
     out << i << ',' << f.src_host << ',' << f.dst_host << ',' << f.size_bytes << ',';
@@ -407,6 +414,10 @@ void write_flow_trace_csv(std::ostream& out, const std::vector<FlowSpec>& flows)
     }
     out << ',';
     if (f.sport) out << *f.sport;
+    out << ',';
+    if (f.dport) out << *f.dport;
+    out << ',';
+    if (f.path) out << *f.path;
     out << ',';
     for (size_t k = 0; k < f.after.size(); ++k) out << (k ? " " : "") << f.after[k];
     out << ',';

@@ -21,6 +21,7 @@
 //   behind          the id of the flow before it on the same queue pair: it starts once
 //                   that one has sent its last byte
 //   sport           its UDP source port (flows of one QP share it)
+//   dport, path     its UDP destination port; the path ID it is pinned to (FlowSpec::path)
 // Rows may come in any order; the flows are ordered so that each comes after those it
 // waits for (among those free to go, in file order). A dependency on an id
 // the trace does not have, a repeated id and a cycle are errors naming the lines.

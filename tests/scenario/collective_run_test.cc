@@ -171,8 +171,8 @@ TEST(CollectiveRun, DagTraceRoundTripsAndReplaysTheSameRun) {
     const FlowSpec &a = spec.flows[i], &b = back[i];
     EXPECT_TRUE(a.src_host == b.src_host && a.dst_host == b.dst_host &&
                 a.size_bytes == b.size_bytes && a.start == b.start && a.tag == b.tag &&
-                a.sport == b.sport && a.after == b.after && a.after_delay == b.after_delay &&
-                a.behind == b.behind)
+                a.sport == b.sport && a.dport == b.dport && a.path == b.path &&
+                a.after == b.after && a.after_delay == b.after_delay && a.behind == b.behind)
         << "flow " << i;
   }
   // Replayed as a trace workload, the run is the same flow for flow.
@@ -187,6 +187,28 @@ TEST(CollectiveRun, DagTraceRoundTripsAndReplaysTheSameRun) {
               again.exp->transport().record(FlowId(f)).finish)
         << "flow " << f;
   }
+}
+
+TEST(CollectiveRun, DagTraceKeepsPortsAndPinnedPaths) {
+  std::vector<FlowSpec> flows = {test::flow(0, 1, 1000), test::flow(1, 0, 2000)};
+  flows[0].sport = 7;
+  flows[0].dport = 4791;
+  flows[0].path = 3;
+  flows[1].after = {0};
+  flows[1].behind = 0;
+  const std::string path = testing::TempDir() + "/pinned_dag.csv";
+  {
+    std::ofstream out(path);
+    write_flow_trace_csv(out, flows);
+  }
+  const std::vector<FlowSpec> back = load_flow_trace_csv(path, "test");
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[0].sport, 7);
+  EXPECT_EQ(back[0].dport, 4791);
+  EXPECT_EQ(back[0].path, 3u);
+  EXPECT_FALSE(back[1].path.has_value());
+  EXPECT_EQ(back[1].after, std::vector<uint32_t>{0});
+  EXPECT_EQ(back[1].behind, 0u);
 }
 
 std::string trace_error(const std::string& text) {
