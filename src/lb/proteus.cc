@@ -314,6 +314,9 @@ void Proteus::write_header(const Pair& pr, const FlowEntry& e, Tag& tag) const {
 }
 
 PortId Proteus::choose_egress(const SwitchView&, Packet& p, std::span<const PortId> hops) {
+  // Not an edge: only a failure gives a core switch a choice (a valley route); Proteus
+  // chooses at the source edge, and this switch hashes.
+  if (!is_edge_) return hops[sw_.ecmp_index(p, hops)];
   const Time now = sw_.now();
   const Routing& r = sw_.routing();
   Pair& pr = pair(r.edge_index(r.edge_of_host(p.dst.index())));

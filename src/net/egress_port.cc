@@ -1,10 +1,24 @@
 #include "net/egress_port.h"
 
 #include <algorithm>
+#include <stdexcept>
 
+#include "net/net_context.h"
 #include "net/node.h"
+#include "sim/random.h"
 
 namespace rocelab {
+
+struct EgressPort::FaultState {
+  bool down = false;
+  bool peer_stalled = false;
+  uint64_t loss_threshold = 0;  // a frame is lost when a draw is below it (0: never)
+  RandomStream loss_draws;
+  uint32_t doomed_on_wire = 0;  // frames on the wire when the link failed
+  bool degraded = false;        // set_rate below the nominal rate
+  std::vector<WatchdogMode> watchdog;  // per data queue
+  uint32_t watchdog_count = 0;         // queues not kOff
+};
 
 EgressPort::EgressPort(Simulator& sim, Pool<Packet>& pool, Node& owner, PortId index,
                        size_t num_queues, std::unique_ptr<EgressScheduler> scheduler)
@@ -19,7 +33,10 @@ EgressPort::EgressPort(Simulator& sim, Pool<Packet>& pool, Node& owner, PortId i
       pulls_(owner.kind() == NodeKind::kHost),
       notify_enqueue_(scheduler_->wants_on_enqueue()),
       paused_(num_queues, 0),
-      pause_epochs_(num_queues, 0) {}
+      pause_epochs_(num_queues, 0),
+      pause_started_(num_queues) {
+  if (num_queues > UINT16_MAX) throw std::invalid_argument("a port has at most 65535 queues");
+}
 
 EgressPort::~EgressPort() = default;
 
@@ -27,12 +44,123 @@ void EgressPort::connect(Node* peer, PortId peer_port, BitsPerSec rate_bps, Delt
                          Delta resolution) {
   peer_ = peer;
   peer_port_ = peer_port;
-  rate_bps_ = rate_bps;
   delay_ = delay;
+  nominal_rate_bps_ = rate_bps;
+  set_rate(rate_bps);
+  resolution_ps_ = static_cast<uint32_t>(resolution.ps);
+}
+
+void EgressPort::set_rate(BitsPerSec rate_bps) {
+  rate_bps_ = rate_bps;
+  if (fault_ || rate_bps != nominal_rate_bps_) {
+    if (!fault_) fault_ = std::make_unique<FaultState>();
+    fault_->degraded = rate_bps != nominal_rate_bps_;
+    update_faulty();
+  }
   constexpr int64_t kBitPsPerByte = 8 * 1000000000000LL;
   const int64_t exact = kBitPsPerByte % rate_bps == 0 ? kBitPsPerByte / rate_bps : 0;
   ps_per_byte_ = exact <= UINT32_MAX ? static_cast<uint32_t>(exact) : 0;
-  resolution_ps_ = static_cast<uint32_t>(resolution.ps);
+}
+
+// ---------------------------------------------------------------- faults
+
+void EgressPort::update_faulty() {
+  const FaultState* f = fault_.get();
+  faulty_ = f != nullptr &&
+            (f->down || f->peer_stalled || f->loss_threshold != 0 || f->watchdog_count != 0 ||
+             f->degraded);
+}
+
+void EgressPort::set_link_down(bool down) {
+  if (!fault_) fault_ = std::make_unique<FaultState>();
+  if (fault_->down == down) return;
+  fault_->down = down;
+  update_faulty();
+  if (down) {
+    // What is on the wire now never arrives; the deliveries still come, in order, and
+    // lose the first on_wire_ frames.
+    fault_->doomed_on_wire = on_wire_;
+    loses_on_delivery_ = on_wire_ > 0;
+    // No XON can come over a dead link: the peer's pauses end with it (its refreshes are
+    // lost too).
+    for (uint32_t p = 0; p < 32; ++p)
+      if ((paused_priorities_ >> p) & 1u) set_priority_paused(static_cast<Priority>(p), false);
+  }
+  try_send();
+}
+
+bool EgressPort::link_down() const {
+  return fault_ && fault_->down;
+}
+
+void EgressPort::set_loss(double probability, uint64_t seed) {
+  if (!fault_) fault_ = std::make_unique<FaultState>();
+  // A draw below probability x 2^64 loses the frame.
+  fault_->loss_threshold =
+      probability <= 0 ? 0
+      : probability >= 1
+          ? UINT64_MAX
+          : static_cast<uint64_t>(probability * 18446744073709551616.0);
+  fault_->loss_draws = RandomStream(seed, "link-loss", uint64_t{index_.index()});
+  update_faulty();
+}
+
+void EgressPort::set_peer_stalled(bool stalled) {
+  if (!fault_) fault_ = std::make_unique<FaultState>();
+  fault_->peer_stalled = stalled;
+  update_faulty();
+}
+
+void EgressPort::set_queue_watchdog(size_t queue, WatchdogMode mode) {
+  if (!fault_) fault_ = std::make_unique<FaultState>();
+  FaultState& f = *fault_;
+  if (f.watchdog.empty()) f.watchdog.assign(num_queues_, WatchdogMode::kOff);
+  if (queue >= num_queues_ || f.watchdog[queue] == mode) return;
+  if (f.watchdog[queue] == WatchdogMode::kOff) ++f.watchdog_count;
+  if (mode == WatchdogMode::kOff) --f.watchdog_count;
+  f.watchdog[queue] = mode;
+  update_faulty();
+  // The queue ignores PAUSEs from now on: the one holding it ends.
+  if (mode != WatchdogMode::kOff && paused(queue)) {
+    flip_paused(queue, false);
+    if (pause_observer_ != nullptr) pause_observer_->on_pause_change(*this, queue, false);
+    count_pause(false);
+  }
+  try_send();
+}
+
+WatchdogMode EgressPort::queue_watchdog(size_t queue) const {
+  return fault_ && !fault_->watchdog.empty() ? fault_->watchdog[queue] : WatchdogMode::kOff;
+}
+
+void EgressPort::lose(PacketId pkt, FaultLoss cause) {
+  owner_.context().counters.count_fault_loss(cause, pool_[pkt.index()], sim_.now());
+  owner_.context().free_packet(pkt);
+}
+
+bool EgressPort::fault_loses(const Packet& p) {
+  FaultState& f = *fault_;
+  owner_.context().counters.mark_fault_flow(p, 1);
+  if (f.down) {
+    lose(p.self, FaultLoss::kLinkDown);
+    return true;
+  }
+  if (f.peer_stalled && p.type != PacketType::kPause) {
+    lose(p.self, FaultLoss::kNicStalled);
+    return true;
+  }
+  // Bit errors: PAUSE frames are spared (64 B against a 1 KB packet: 1/16 the chance), so
+  // that a lost XON cannot hold a queue for the whole pause time.
+  if (f.loss_threshold != 0 && p.type != PacketType::kPause &&
+      f.loss_draws.next_u64() < f.loss_threshold) {
+    lose(p.self, FaultLoss::kBitError);
+    return true;
+  }
+  return false;
+}
+
+NodeId EgressPort::owner_id() const {
+  return owner_.id();
 }
 
 size_t EgressPort::queued_packets() const {
@@ -88,11 +216,17 @@ void EgressPort::set_priority_paused(Priority prio, bool paused) {
 
 void EgressPort::set_paused(size_t queue, bool paused) {
   if (queue >= paused_.size()) return;  // a class this port does not carry
+  if (paused && faulty_ && queue_watchdog(queue) != WatchdogMode::kOff) {
+    if (pause_observer_ != nullptr) pause_observer_->on_ignored_pause(*this, queue);
+    return;  // a watchdog ignores it
+  }
   if (!flip_paused(queue, paused)) return;
   if (paused) {
     ++pause_epochs_[queue];
+    pause_started_[queue] = sim_.now();
     if (hol_marks_ != nullptr) mark_queue_hol_blocked(queue);
   }
+  if (pause_observer_ != nullptr) pause_observer_->on_pause_change(*this, queue, paused);
   count_pause(paused);
 }
 
@@ -180,14 +314,17 @@ void EgressPort::choose_and_send() {
     start_transmission(pkt);
     return;
   }
-  if (data_bytes_total_ > 0 && !all_paused_) {
+  while (data_bytes_total_ > 0 && !all_paused_) {
     size_t queue = kNotDataQueue;
     const PacketId pkt = pick_data(&queue);
-    if (pkt.valid()) {
-      owner_.on_dequeue(index_, pkt, queue);
-      start_transmission(pkt);
-      return;
+    if (!pkt.valid()) break;
+    owner_.on_dequeue(index_, pkt, queue);
+    if (faulty_ && queue_watchdog(queue) == WatchdogMode::kDrop) [[unlikely]] {
+      lose(pkt, FaultLoss::kWatchdog);  // at once: a dropped packet takes no wire time
+      continue;
     }
+    start_transmission(pkt);
+    return;
   }
   Time next_ready = Time::never();
   const PacketId pkt = owner_.pull(index_, &next_ready);
@@ -208,6 +345,11 @@ void EgressPort::start_transmission(PacketId pkt) {
     tx_data_bytes_ += p.wire_bytes;
     ++tx_data_packets_;
   }
+  // A fault may lose it: it took its time on the transmitter, and never arrives.
+  if (faulty_ && fault_loses(p)) [[unlikely]] {
+    schedule_next_after_frame();
+    return;
+  }
   // The frame's arrival is known now; the ring keeps one delivery event pending.
   const Time arrival = busy_until_ + delay_;
   if (on_wire_++ == 0) {
@@ -219,6 +361,10 @@ void EgressPort::start_transmission(PacketId pkt) {
     tail.next_on_wire_arrival = arrival;
   }
   wire_tail_ = pkt;
+  schedule_next_after_frame();
+}
+
+void EgressPort::schedule_next_after_frame() {
   // An end-of-frame event only when something may be sent next: queued frames, or a host
   // with data to pull. Otherwise the next enqueue or kick finds the port idle.
   tx_done_pending_ = false;
@@ -260,6 +406,12 @@ void EgressPort::on_event(uint32_t kind, uint64_t arg) {
         wire_head_ = p.next_on_wire;
         sim_.schedule(p.next_on_wire_arrival, handler_, kDeliver);
         __builtin_prefetch(&pool_[wire_head_.index()]);  // the peer reads it next
+      }
+      if (loses_on_delivery_) [[unlikely]] {
+        // The link failed with this frame on it.
+        if (--fault_->doomed_on_wire == 0) loses_on_delivery_ = false;
+        lose(pkt, FaultLoss::kLinkDown);
+        break;
       }
       peer_->receive(pkt, peer_port_);
       break;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "net/egress_scheduler.h"
+#include "net/fault_loss.h"
 #include "net/packet.h"
 #include "sim/ids.h"
 #include "sim/pool.h"
@@ -21,6 +22,21 @@
 namespace rocelab {
 
 class Node;
+class EgressPort;
+
+// Told of every change of a data queue's PFC pause (the PFC watchdog, the deadlock
+// detector): rare events, never per packet.
+class PauseObserver {
+ public:
+  virtual ~PauseObserver() = default;
+  virtual void on_pause_change(EgressPort& port, size_t queue, bool paused) = 0;
+  // A PAUSE came for a queue a watchdog told to ignore them (set_queue_watchdog).
+  virtual void on_ignored_pause(EgressPort& port, size_t queue) = 0;
+};
+
+// What a PFC watchdog does to a queue it declared in a storm.
+enum class WatchdogMode : uint8_t { kOff, kDrop, kForward };
+
 
 // A port's counters as read (a snapshot: the per-frame ones live in the port's hot lines).
 struct PortCounters {
@@ -120,6 +136,7 @@ class EgressPort final {
   }
   Delta delay() const { return delay_; }
   Node* peer() const { return peer_; }
+  NodeId owner_id() const;
   PortId peer_port() const { return peer_port_; }
   PortId index() const { return index_; }
   bool busy() const { return busy_ && sim_.now() < busy_until_; }
@@ -152,7 +169,38 @@ class EgressPort final {
 
   void on_event(uint32_t kind, uint64_t arg);
 
+  // ---------------------------------------------------------------- faults (net/faults.h)
+  // The link behind this port (this direction) fails: frames on the wire are lost when
+  // they would have arrived, frames sent while it is down are lost as they start (the port
+  // drains its queues into it at line rate), and the peer's PAUSEs end (no XON can come).
+  void set_link_down(bool down);
+  bool link_down() const;
+  // The rate the link was built with (the healthy fabric's, for ideal times).
+  BitsPerSec nominal_rate_bps() const { return nominal_rate_bps_; }
+  // The link runs at another rate from the next frame on (a degraded link).
+  void set_rate(BitsPerSec rate_bps);
+  // Each frame carrying a transport packet (not a PAUSE) is lost with this probability, by
+  // a stream of its own under `seed` (0: the link is clean again).
+  void set_loss(double probability, uint64_t seed);
+  // The peer is a NIC that stopped draining: what reaches it is lost.
+  void set_peer_stalled(bool stalled);
+  // A PFC watchdog's action on data queue `queue`: it ignores PAUSEs, and under kDrop drops
+  // what the queue holds and what reaches it; kOff: the queue obeys PAUSEs again.
+  void set_queue_watchdog(size_t queue, WatchdogMode mode);
+  WatchdogMode queue_watchdog(size_t queue) const;
+  // The packets waiting in data queue `queue`, oldest first (the deadlock detector).
+  size_t queue_packets(size_t queue) const { return data_queues_[queue].size(); }
+  PacketId queued_packet(size_t queue, size_t i) const { return data_queues_[queue].at(i); }
+  // The watchdog's and the deadlock detector's view of pauses.
+  void set_pause_observer(PauseObserver* o) { pause_observer_ = o; }
+  // When data queue `queue`'s current PFC pause began (valid while paused(queue)).
+  Time pause_started(size_t queue) const { return pause_started_[queue]; }
+
  private:
+  // A frame starts on a faulty port: true when a fault loses it (it is freed).
+  bool fault_loses(const Packet& p);
+  void lose(PacketId pkt, FaultLoss cause);
+  void update_faulty();
   enum EventKind : uint32_t { kTxDone = 0, kDeliver = 1, kWake = 2 };
 
   QueueState queue_state() const {
@@ -171,6 +219,8 @@ class EgressPort final {
   // The next data packet by the scheduler, and the queue it left (*queue).
   PacketId pick_data(size_t* queue);
   void start_transmission(PacketId pkt);
+  // After a frame's start: the end-of-frame event, when something may follow it.
+  void schedule_next_after_frame();
   void schedule_tx_done();
 
   // What every frame reads or writes is in the object's first three cache lines: each
@@ -190,7 +240,10 @@ class EgressPort final {
   uint32_t handler_;
   PortId peer_port_;
   PortId index_;
-  uint32_t num_queues_;
+  uint16_t num_queues_;
+  // Frames on the wire are to be lost at arrival (the link failed under them): the one
+  // flag a delivery tests, on the line it reads anyway.
+  bool loses_on_delivery_ = false;
   uint32_t ps_per_byte_ = 0;    // exact picoseconds per byte, 0 when the rate has none
   uint32_t resolution_ps_ = 0;  // WireModel::serialization_resolution
   // Line 1: the transmitter.
@@ -226,6 +279,9 @@ class EgressPort final {
   // control_wait_mask_ != 0, kept on this line: a port that never holds its control queue
   // (every switch port) picks a control frame without reading the mask's cold line.
   bool control_waits_ : 1 = false;
+  // A fault acts on this port (link down, bit errors, a stalled peer NIC, a watchdog's
+  // dropped queues): frames take the slow path through fault_ below.
+  bool faulty_ : 1 = false;
   // Touched only while something is paused or a PAUSE frame waits.
   alignas(64) PortCounters pause_counters_;  // its tx fields unused: see counters()
   Ring<PacketId> pause_queue_;
@@ -233,6 +289,8 @@ class EgressPort final {
   std::vector<uint32_t> pause_epochs_;  // per data queue: PAUSEs that held it
   uint32_t all_pause_epoch_ = 0;        // under pfc_all_queues_
   uint32_t paused_priorities_ = 0;      // bit p: priority p paused by the peer
+  std::vector<Time> pause_started_;     // per data queue: its pause's start
+  BitsPerSec nominal_rate_bps_ = 0;
   size_t paused_count_ = 0;
   Time paused_since_;
   BitsPerSec rate_bps_ = 0;
@@ -241,6 +299,10 @@ class EgressPort final {
                                     // holds the control queue
   // watch_hol_blocking's flow marks (NetCounters' vector); null: not watched.
   std::vector<uint8_t>* hol_marks_ = nullptr;
+  // Faults (net/faults.h): touched only while one acts on the port.
+  struct FaultState;
+  std::unique_ptr<FaultState> fault_;
+  PauseObserver* pause_observer_ = nullptr;
 };
 
 }  // namespace rocelab

@@ -2,6 +2,7 @@
 // model, routing and network-wide counters.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -10,6 +11,7 @@
 #include <typeinfo>
 #include <vector>
 
+#include "net/fault_loss.h"
 #include "net/packet.h"
 #include "net/packet_state.h"
 #include "net/routing.h"
@@ -32,6 +34,33 @@ struct NetCounters {
   // switch-to-switch egress queue through a PFC PAUSE of that queue (EgressPort::
   // watch_hol_blocking). Grown as flows are marked: flows past its end were never blocked.
   std::vector<uint8_t> hol_blocked_flows;
+  // Frames lost to scripted faults, by cause (net/fault_loss.h): not in `drops`.
+  FaultLosses fault_losses{};
+  Time last_fault_loss;
+  // By flow index: 1 once a data packet of the flow crossed a port a fault acts on (a
+  // failed, slowed or lossy link, a stalled NIC's, a watchdog's queue), 2 once one was
+  // lost to a fault. Grown as flows are marked.
+  std::vector<uint8_t> fault_flows;
+  void mark_fault_flow(const Packet& p, uint8_t level) {
+    if (p.type != PacketType::kData) return;
+    const size_t f = p.flow.index();
+    if (f >= fault_flows.size()) fault_flows.resize(std::max(f + 1, 2 * fault_flows.size()), 0);
+    fault_flows[f] = std::max(fault_flows[f], level);
+  }
+  uint8_t fault_flow(FlowId f) const {
+    return f.index() < fault_flows.size() ? fault_flows[f.index()] : 0;
+  }
+  void count_fault_loss(FaultLoss cause, const Packet& p, Time now) {
+    FaultLossCount& c = fault_losses[static_cast<size_t>(cause)];
+    if (p.type == PacketType::kData) {
+      ++c.data_packets;
+      c.data_bytes += p.wire_bytes;
+    } else {
+      ++c.control_frames;
+    }
+    mark_fault_flow(p, 2);
+    last_fault_loss = now;
+  }
   bool hol_blocked(FlowId f) const {
     return f.index() < hol_blocked_flows.size() && hol_blocked_flows[f.index()] != 0;
   }

@@ -51,6 +51,7 @@ Network::Network(Simulator& sim, const TopologySpec& topo, const NetworkConfig& 
     if (l.rate_bps <= 0) throw std::invalid_argument("link rate must be positive");
     const PortId pa = make_port(l.a);
     const PortId pb = make_port(l.b);
+    link_ports_.emplace_back(pa, pb);
     const Delta res = cfg.wire.serialization_resolution;
     nodes_[l.a]->port(pa).connect(nodes_[l.b].get(), pb, l.rate_bps, l.delay, res);
     nodes_[l.b]->port(pb).connect(nodes_[l.a].get(), pa, l.rate_bps, l.delay, res);
@@ -91,31 +92,31 @@ void Network::install_switch_feature(const SwitchFeatureConfig& cfg) {
 
 std::span<const Network::Link> Network::edge_route_links(uint32_t src_edge,
                                                          uint32_t dst_edge) const {
-  const Routing& r = ctx_->routing;
+  const Routing& r = healthy_routing();
   auto [it, added] =
       edge_route_links_.try_emplace((uint64_t{src_edge} << 32) | dst_edge, std::vector<Link>{});
   if (added) {
     const auto path = r.path_nodes(src_edge, dst_edge, 0);
     for (size_t i = 0; i + 1 < path.size(); ++i) {
       const EgressPort& p = nodes_[path[i]]->port(r.next_hops(path[i], dst_edge)[0]);
-      it->second.emplace_back(p.rate_bps(), p.delay());
+      it->second.emplace_back(p.nominal_rate_bps(), p.delay());
     }
   }
   return it->second;
 }
 
 Network::RouteLinks Network::route_links(NodeId a, NodeId b) const {
-  const Routing& r = ctx_->routing;
+  const Routing& r = healthy_routing();
   const uint32_t dst_edge = r.edge_of_host(b.index());
   const EgressPort& nic = nodes_[a.index()]->port(PortId(0));
   const EgressPort& last = nodes_[dst_edge]->port(r.host_port_at_edge(b.index()));
-  return RouteLinks{{nic.rate_bps(), nic.delay()},
+  return RouteLinks{{nic.nominal_rate_bps(), nic.delay()},
                     edge_route_links(r.edge_of_host(a.index()), dst_edge),
-                    {last.rate_bps(), last.delay()}};
+                    {last.nominal_rate_bps(), last.delay()}};
 }
 
 Delta Network::max_route_sum(const std::function<Delta(BitsPerSec, Delta)>& link_term) const {
-  const Routing& r = ctx_->routing;
+  const Routing& r = healthy_routing();
   // Per edge switch, the two largest terms of its hosts' first link (NIC) and last link
   // (edge to host): a pair on one edge must be two distinct hosts.
   struct Top2 {
@@ -136,8 +137,8 @@ Delta Network::max_route_sum(const std::function<Delta(BitsPerSec, Delta)>& link
     const uint32_t edge = r.edge_of_host(h.index());
     const EgressPort& nic = nodes_[h.index()]->port(PortId(0));
     const EgressPort& down = nodes_[edge]->port(r.host_port_at_edge(h.index()));
-    edges[edge].first.add(link_term(nic.rate_bps(), nic.delay()), h);
-    edges[edge].second.add(link_term(down.rate_bps(), down.delay()), h);
+    edges[edge].first.add(link_term(nic.nominal_rate_bps(), nic.delay()), h);
+    edges[edge].second.add(link_term(down.nominal_rate_bps(), down.delay()), h);
   }
   Delta best = Delta::zero();
   for (const auto& [src_edge, src] : edges) {
@@ -220,6 +221,19 @@ Delta Network::slowest_serialization(NodeId a, NodeId b, uint32_t wire_bytes) co
   for (size_t i = 0; i < links.size(); ++i)
     slowest = std::max(slowest, ctx_->wire.serialize(wire_bytes, links[i].first));
   return slowest;
+}
+
+EgressPort& Network::link_port(uint32_t link, bool from_a) {
+  const LinkSpec& l = topo_.links.at(link);
+  return from_a ? nodes_[l.a]->port(link_ports_[link].first)
+                : nodes_[l.b]->port(link_ports_[link].second);
+}
+
+void Network::reroute(const std::vector<uint8_t>& link_down) {
+  // Moving a vector keeps its buffer: the spans schemes were handed stay valid.
+  retired_routing_.push_back(std::make_unique<Routing>(std::move(ctx_->routing)));
+  ctx_->routing = Routing{};
+  ctx_->routing.build(topo_, adjacency_, link_down);
 }
 
 std::string Network::check_drained() const {

@@ -55,6 +55,10 @@ class Network {
   BitsPerSec host_rate_bps(NodeId host) const {
     return nodes_[host.index()]->port(PortId(0)).rate_bps();
   }
+  // The NIC's rate as built (a degraded link's fault aside): what ideal times are of.
+  BitsPerSec host_nominal_rate_bps(NodeId host) const {
+    return nodes_[host.index()]->port(PortId(0)).nominal_rate_bps();
+  }
 
   void set_host_agent(HostAgent* agent);
   // Installs the load balancer `cfg` builds for each switch (nullptr keeps ECMP hashing).
@@ -81,12 +85,23 @@ class Network {
   Delta max_route_sum(const std::function<Delta(BitsPerSec, Delta)>& link_term) const;
   // Switches on that route (what a packet's TTL counts down).
   uint32_t switch_hops(NodeId a, NodeId b) const {
-    const Routing& r = ctx_->routing;
+    const Routing& r = healthy_routing();
     return r.edge_distance(r.edge_of_host(a.index()), r.edge_of_host(b.index())) + 1;
   }
 
   // Invariants after a drained run: empty buffers and queues; empty string when they hold.
   std::string check_drained() const;
+
+  // Faults (net/faults.h). The port that sends over link `link` (TopologySpec::links) from
+  // its end a (from_a) or from its end b.
+  EgressPort& link_port(uint32_t link, bool from_a);
+  // Routing converges to shortest paths over the links not marked in `link_down` (by link
+  // index). Next-hop lists handed out before stay valid (the old tables are kept).
+  void reroute(const std::vector<uint8_t>& link_down);
+  // The routing of the fabric as built, before any failure: what ideal times are of.
+  const Routing& healthy_routing() const {
+    return retired_routing_.empty() ? ctx_->routing : *retired_routing_.front();
+  }
 
  private:
   using Link = std::pair<BitsPerSec, Delta>;
@@ -117,6 +132,8 @@ class Network {
   // The switch links of the default route between two edge switches, by (src << 32 | dst):
   // every flow asks for its route several times when it is added (base RTT, ideal FCT).
   mutable std::unordered_map<uint64_t, std::vector<Link>> edge_route_links_;
+  std::vector<std::unique_ptr<Routing>> retired_routing_;  // oldest (healthy) first
+  std::vector<std::pair<PortId, PortId>> link_ports_;      // by link: (a's port, b's port)
 };
 
 }  // namespace rocelab

@@ -8,20 +8,26 @@ namespace rocelab {
 
 std::vector<std::vector<PortPeer>> port_adjacency(const TopologySpec& topo) {
   std::vector<std::vector<PortPeer>> adjacency(topo.nodes.size());
-  for (const LinkSpec& l : topo.links) {
+  for (uint32_t link = 0; link < topo.links.size(); ++link) {
+    const LinkSpec& l = topo.links[link];
     if (l.a >= topo.nodes.size() || l.b >= topo.nodes.size() || l.a == l.b)
       throw std::invalid_argument("link " + std::to_string(l.a) + "-" + std::to_string(l.b) +
                                   " names a missing node or is a loop");
     const PortId pa(static_cast<uint16_t>(adjacency[l.a].size()));
     const PortId pb(static_cast<uint16_t>(adjacency[l.b].size()));
-    adjacency[l.a].push_back(PortPeer{l.b, pa, pb});
-    adjacency[l.b].push_back(PortPeer{l.a, pb, pa});
+    adjacency[l.a].push_back(PortPeer{l.b, pa, pb, link});
+    adjacency[l.b].push_back(PortPeer{l.a, pb, pa, link});
   }
   return adjacency;
 }
 
-void Routing::build(const TopologySpec& topo, const std::vector<std::vector<PortPeer>>& adjacency) {
+void Routing::build(const TopologySpec& topo, const std::vector<std::vector<PortPeer>>& adjacency,
+                    const std::vector<uint8_t>& link_down) {
   adjacency_ = &adjacency;
+  auto carries = [&](const PortPeer& pp) {
+    return topo.nodes[pp.node].kind == NodeKind::kSwitch &&
+           (link_down.empty() || link_down[pp.link] == 0);
+  };
   nodes_ = topo.nodes.size();
   edge_index_.assign(nodes_, kNone);
   host_edge_.assign(nodes_, kNone);
@@ -56,7 +62,7 @@ void Routing::build(const TopologySpec& topo, const std::vector<std::vector<Port
       const uint32_t u = frontier.front();
       frontier.pop_front();
       for (const PortPeer& pp : adjacency[u]) {
-        if (topo.nodes[pp.node].kind != NodeKind::kSwitch || dist[pp.node] != kNone) continue;
+        if (!carries(pp) || dist[pp.node] != kNone) continue;
         dist[pp.node] = dist[u] + 1;
         frontier.push_back(pp.node);
       }
@@ -85,13 +91,14 @@ void Routing::build(const TopologySpec& topo, const std::vector<std::vector<Port
       hops.clear();
       if (dist[u] != kNone && dist[u] > 0) {
         for (const PortPeer& pp : adjacency[u])
-          if (topo.nodes[pp.node].kind == NodeKind::kSwitch && dist[pp.node] == dist[u] - 1)
+          if (carries(pp) && dist[pp.node] == dist[u] - 1)
             hops.push_back(pp.port);
       }
       table_[static_cast<size_t>(switch_row_[u]) * ne + e] =
           list_range(adjacency[u], hops, distinct);
     }
   }
+  if (!link_down.empty()) return;  // a failure may cut the fabric: see Switch::route
   for (uint32_t a : edges_)
     for (uint32_t b : edges_)
       if (dist_[edge_index_[b] * nodes_ + a] == kNone)
@@ -157,7 +164,7 @@ uint64_t Routing::path_count(uint32_t src_edge, uint32_t dst_edge) const {
       return memo[u] = total;
     }
   };
-  return Counter{*this, dst_edge, memo}(src_edge);
+  return std::max<uint64_t>(1, Counter{*this, dst_edge, memo}(src_edge));
 }
 
 std::vector<uint32_t> Routing::path_nodes(uint32_t src_edge, uint32_t dst_edge,
@@ -167,6 +174,7 @@ std::vector<uint32_t> Routing::path_nodes(uint32_t src_edge, uint32_t dst_edge,
   while (u != dst_edge) {
     const auto hops = next_hops(u, dst_edge);
     const uint32_t n = static_cast<uint32_t>(hops.size());
+    if (n == 0) break;  // cut off by a failure
     u = peer(u, hops[path % n]).node;
     path /= n;
     nodes.push_back(u);

@@ -19,6 +19,7 @@ struct PortPeer {
   uint32_t node;
   PortId port;       // local port index on this node
   PortId peer_port;  // port index on the peer
+  uint32_t link = 0;  // index of the link in TopologySpec::links
 };
 
 // Each node's ports with their peers, as Network numbers them (a port per link, in the
@@ -28,8 +29,13 @@ std::vector<std::vector<PortPeer>> port_adjacency(const TopologySpec& topo);
 
 class Routing {
  public:
-  // adjacency[node] lists each port of the node with its peer, in port order.
-  void build(const TopologySpec& topo, const std::vector<std::vector<PortPeer>>& adjacency);
+  // adjacency[node] lists each port of the node with its peer, in port order. Links whose
+  // entry in `link_down` (by link index; empty: none) is non-zero carry no route: shortest
+  // paths over what is left, as a fabric's routing converges after a failure. With links
+  // down, edge switches may be cut off from each other: their next-hop lists are empty
+  // (packets for them are lost, Switch::route) instead of an error.
+  void build(const TopologySpec& topo, const std::vector<std::vector<PortPeer>>& adjacency,
+             const std::vector<uint8_t>& link_down = {});
 
   bool is_edge(uint32_t node) const { return edge_index_[node] != kNone; }
   // The edge switch a packet addressed to `node` leaves the fabric at: a host's own, or an
@@ -55,9 +61,11 @@ class Routing {
   }
   // Switch hops between two edge switches (0 when equal).
   uint32_t edge_distance(uint32_t src_edge, uint32_t dst_edge) const;
-  // Number of distinct shortest paths between two edge switches.
+  // Number of distinct shortest paths between two edge switches; 1 for a pair cut off by
+  // failed links (one dead path: schemes that index paths need at least one).
   uint64_t path_count(uint32_t src_edge, uint32_t dst_edge) const;
-  // The sequence of switches path `path` visits from src_edge to dst_edge (inclusive).
+  // The sequence of switches path `path` visits from src_edge to dst_edge (inclusive); it
+  // stops where a failure leaves no next hop.
   std::vector<uint32_t> path_nodes(uint32_t src_edge, uint32_t dst_edge, uint32_t path) const;
   // The peer reached through `port` of `node`.
   const PortPeer& peer(uint32_t node, PortId port) const {

@@ -51,7 +51,8 @@ PortId Switch::route(Packet& p) {
   const uint32_t dst_edge = r.edge_of_host(p.dst.index());
   if (dst_edge == id_.index()) return r.host_port_at_edge(p.dst.index());
   const std::span<const PortId> hops = r.next_hops(id_.index(), dst_edge);
-  if (hops.size() == 1) return hops[0];
+  if (hops.size() <= 1)
+    return hops.empty() ? PortId::invalid() : hops[0];  // none: failures cut the fabric
   if (p.source_routed) {
     // Explicit source routing: consume one mixed-radix digit of the pinned path.
     const uint32_t n = static_cast<uint32_t>(hops.size());
@@ -84,6 +85,11 @@ void Switch::forward(PacketId pkt, PortId in_port) {
   Packet& p = ctx_.pkt(pkt);
   p.ingress_port = in_port;  // this switch's, before a scheme routes it (DRILL's engines)
   const PortId out = route(p);
+  if (!out.valid()) [[unlikely]] {
+    ctx_.counters.count_fault_loss(FaultLoss::kNoRoute, p, ctx_.sim.now());
+    ctx_.free_packet(pkt);
+    return;
+  }
   EgressPort& egress = port_of(out);
   if (!egress.queued_as_data(p)) {
     egress.enqueue(pkt);

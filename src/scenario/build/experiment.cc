@@ -85,6 +85,7 @@ Experiment::Experiment(const ExperimentSpec& spec, std::unique_ptr<CongestionCon
     if (++finished_ == transport_->flow_count() && spec_.stop_when_done) sim_.stop();
   });
   add_flows(spec_.flows);
+  if (spec_.faults.active()) faults_ = std::make_unique<FaultInjector>(*net_, spec_.faults);
   // The transport holds every flow now; a second copy would cost 64 MB per million flows.
   spec_.flows = {};
 }
@@ -180,6 +181,7 @@ std::string Experiment::drop_invariant() const {
 }
 
 std::string Experiment::check_invariants() const {
+  if (faults_ && faults_->deadlock()) return faults_->describe(*faults_->deadlock());
   const auto& tc = transport_->counters();
   uint64_t total = 0;
   for (const FlowRecord& r : transport_->records()) {

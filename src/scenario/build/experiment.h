@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "net/faults.h"
 #include "net/network.h"
 #include "transport/rdma_transport.h"
 #include "workload/collective.h"
@@ -38,6 +39,8 @@ struct ExperimentSpec {
   std::vector<CollectiveSpec> collectives;
   Time stop = Time::never();
   bool stop_when_done = true;  // end as soon as every flow has finished
+  // Scripted faults, the PFC watchdog and the deadlock detector (net/faults.h).
+  FaultsConfig faults;
   // How transport.rto: auto came to transport.rto (scenario/build/fabric_rto.h); empty
   // when the scenario set the timer.
   std::string rto_derivation;
@@ -79,6 +82,8 @@ class Experiment {
   }
   Delta wait_delay(uint32_t f) const { return f < after_delay_.size() ? after_delay_[f] : Delta{}; }
   const ExperimentSpec& spec() const { return spec_; }
+  // The faults' injector, when the spec has any (FaultsConfig::active).
+  const FaultInjector* faults() const { return faults_.get(); }
 
   // Empty when all hold: every flow finished, bytes sent = delivered, no drops under PFC,
   // buffers and queues drained, all pooled packets returned.
@@ -96,6 +101,7 @@ class Experiment {
   Simulator sim_;
   std::unique_ptr<Network> net_;
   std::unique_ptr<RdmaTransport> transport_;
+  std::unique_ptr<FaultInjector> faults_;
   std::vector<std::string> tags_;
   std::vector<uint32_t> after_offset_, after_;  // waited_for, by flow index
   std::vector<Delta> after_delay_;

@@ -1,4 +1,6 @@
 #include "scenario/build/scenario_build.h"
+
+#include "scenario/build/fault_build.h"
 #include "scenario/build/fabric_rto.h"
 
 #include <algorithm>
@@ -256,6 +258,11 @@ ExperimentSpec build_unlocated(ScenarioConfig& c) {
   check_buffer_covers_headroom(spec);
   check_timer_or_lossless(spec);
   spec.stop = c.stop_time > Delta::zero() ? Time::zero() + c.stop_time : Time::never();
+  spec.faults = build_faults(c, spec.topology, spec.stop, spec.transport.data_priority);
+  if (!spec.faults.events.empty() && spec.transport.rto <= Delta::zero())
+    throw ConfigError(
+        "events: faults lose packets, and transport.rto: 0 would never resend them; set "
+        "transport.rto (e.g. auto or 1ms)");
   spec.stop_when_done = c.stop_when_done;
   const std::vector<uint32_t> rack = rack_of_hosts(spec.topology);
   LazyRouting lazy_routing(spec.topology);

@@ -157,6 +157,10 @@ void describe(ParamVisitor& v, ScenarioConfig& c) {
       [&](ParamVisitor& item, size_t i) { describe_workload(item, c.workloads[i]); },
       "traffic; several run together, each tagged by its name");
   if (v.reading()) v.require(!c.workloads.empty(), "workloads", "at least one workload is needed");
+  describe_events(v, c.events);
+  v.section(
+      "faults", [&](ParamVisitor& s) { describe(s, c.faults); },
+      "how the fabric answers faults: routing, the PFC watchdog, deadlock detection");
 
   v.section(
       "stop",

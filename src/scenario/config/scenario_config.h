@@ -13,6 +13,7 @@
 #include "net/packet.h"
 #include "net/switch_config.h"
 #include "net/topology.h"
+#include "scenario/config/faults_config.h"
 #include "sim/params.h"
 #include "transport/congestion_control.h"
 #include "transport/transport_config.h"
@@ -131,6 +132,8 @@ struct ScenarioConfig {
   std::vector<std::string> switch_features;  // switch_feature_registry(), after RED/ECN
   PfcConfig pfc;
   std::vector<WorkloadConfig> workloads;
+  std::vector<EventConfig> events;
+  FaultsSettings faults;
   Delta stop_time;             // 0 = no time limit
   bool stop_when_done = true;  // end once every flow has finished
   OutputConfig outputs;

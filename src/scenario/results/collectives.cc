@@ -55,7 +55,7 @@ Delta ideal_time(Experiment& exp, const CollectiveSpec& c) {
   }
   Delta busiest{};
   for (const auto& [host, b] : nic_bytes) {
-    const BitsPerSec rate = exp.network().host_rate_bps(NodeId(host));
+    const BitsPerSec rate = exp.network().host_nominal_rate_bps(NodeId(host));
     busiest = std::max({busiest, w.serialize(static_cast<int64_t>(b.first), rate),
                         w.serialize(static_cast<int64_t>(b.second), rate)});
   }

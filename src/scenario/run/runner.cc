@@ -34,6 +34,7 @@ double seconds_since(Clock::time_point t0) {
 // summary's figures are taken before the drain, so they do not depend on it.
 std::string broken_invariant(Experiment& exp, bool interrupted) {
   if (interrupted) return "not checked: interrupted";
+  if (exp.faults() && exp.faults()->deadlock()) return exp.check_invariants();
   if (exp.transport().counters().flows_finished < exp.transport().flow_count()) {
     const std::string dropped = exp.drop_invariant();
     return dropped.empty() ? "ok" : dropped;
@@ -110,7 +111,7 @@ nlohmann::json run_scenario(ScenarioConfig& c, const RunOptions& o) {
     const Time target = std::min(end, exp.sim().now() + chunk);
     const RunStats st = exp.run(target);
     if ((st.all_finished && spec.stop_when_done) || exp.sim().now() >= end ||
-        exp.sim().pending_events() == 0)
+        exp.sim().pending_events() == 0 || (exp.faults() && exp.faults()->deadlock()))
       break;
     // Aim at ~0.1 s of wall time per chunk, so Ctrl-C and the progress line stay prompt.
     const double w = seconds_since(c0);

@@ -1,0 +1,343 @@
+#include "net/faults.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+
+#include "net/network.h"
+#include "sim/random.h"
+
+namespace rocelab {
+
+FaultInjector::FaultInjector(Network& net, const FaultsConfig& cfg)
+    : net_(net),
+      cfg_(cfg),
+      handler_(net.sim().add_handler(this)),
+      link_down_(net.topology().links.size(), 0),
+      stalled_(cfg.events.size(), 0),
+      ended_(cfg.events.size(), 0),
+      converged_down_(cfg.events.size(), 0) {
+  Simulator& sim = net_.sim();
+  for (uint32_t i = 0; i < cfg_.events.size(); ++i) {
+    const FaultEvent& e = cfg_.events[i];
+    sim.schedule(e.at, handler_, kStart, i);
+    if (e.until != Time::never()) sim.schedule(e.until, handler_, kEnd, i);
+  }
+  // Port keys: the watchdog's and the detector's state per switch port.
+  first_port_key_.assign(net_.node_count() + 1, 0);
+  for (uint32_t n = 0; n < net_.node_count(); ++n) {
+    Node& node = net_.node(NodeId(n));
+    first_port_key_[n + 1] = first_port_key_[n] + node.port_count();
+    for (size_t p = 0; p < node.port_count(); ++p)
+      key_port_.emplace_back(NodeId(n), PortId(static_cast<uint16_t>(p)));
+  }
+  if (!cfg_.watchdog.enabled && cfg_.deadlock.check_interval <= Delta::zero()) return;
+  for (NodeId s : net_.switches()) {
+    Switch& sw = net_.switch_at(s);
+    for (size_t p = 0; p < sw.port_count(); ++p)
+      sw.port(PortId(static_cast<uint16_t>(p))).set_pause_observer(this);
+  }
+}
+
+FaultInjector::~FaultInjector() = default;
+
+void FaultInjector::on_event(uint32_t kind, uint64_t arg) {
+  switch (kind) {
+    case kStart:
+      start(static_cast<uint32_t>(arg));
+      break;
+    case kEnd:
+      end(static_cast<uint32_t>(arg));
+      break;
+    case kConverge:
+      converge(static_cast<uint32_t>(arg >> 1), (arg & 1) != 0);
+      break;
+    case kStormPause:
+      if (stalled_[arg]) storm_pause(static_cast<uint32_t>(arg), true);
+      break;
+    case kWatchdog:
+      watchdog_fire(arg >> 32, static_cast<uint32_t>(arg));
+      break;
+    case kRestore:
+      restore_fire(arg);
+      break;
+    case kCheck:
+      check_pending_ = false;
+      check_deadlock();
+      break;
+  }
+}
+
+void FaultInjector::set_link_ports(const FaultEvent& e, const std::function<void(EgressPort&)>& f) {
+  for (const auto& [link, from_a] : e.directions) f(net_.link_port(link, from_a));
+}
+
+void FaultInjector::start(uint32_t i) {
+  const FaultEvent& e = cfg_.events[i];
+  switch (e.kind) {
+    case FaultEvent::Kind::kLinkDown:
+      set_link_ports(e, [](EgressPort& p) { p.set_link_down(true); });
+      net_.sim().schedule_in(e.detection_delay, handler_, kConverge, uint64_t{i} << 1);
+      break;
+    case FaultEvent::Kind::kLinkRate:
+      set_link_ports(e, [&](EgressPort& p) { p.set_rate(e.rate_bps); });
+      break;
+    case FaultEvent::Kind::kLinkLoss: {
+      const uint64_t seed = mix64(net_.context().seed ^ hash_name("fault-loss") ^ (uint64_t{i} << 32));
+      set_link_ports(e, [&](EgressPort& p) {
+        p.set_loss(e.loss_rate, seed ^ (uint64_t{p.peer()->id().index()} << 16));
+      });
+      break;
+    }
+    case FaultEvent::Kind::kNicStall: {
+      stalled_[i] = 1;
+      EgressPort& nic = net_.node(NodeId(e.host)).port(PortId(0));
+      nic.peer()->port(nic.peer_port()).set_peer_stalled(true);
+      storm_pause(i, true);
+      break;
+    }
+  }
+}
+
+void FaultInjector::end(uint32_t i) {
+  const FaultEvent& e = cfg_.events[i];
+  switch (e.kind) {
+    case FaultEvent::Kind::kLinkDown:
+      ended_[i] = 1;
+      set_link_ports(e, [](EgressPort& p) { p.set_link_down(false); });
+      net_.sim().schedule_in(e.detection_delay, handler_, kConverge, (uint64_t{i} << 1) | 1);
+      break;
+    case FaultEvent::Kind::kLinkRate:
+      set_link_ports(e, [](EgressPort& p) { p.set_rate(p.nominal_rate_bps()); });
+      break;
+    case FaultEvent::Kind::kLinkLoss:
+      set_link_ports(e, [](EgressPort& p) { p.set_loss(0, 0); });
+      break;
+    case FaultEvent::Kind::kNicStall: {
+      stalled_[i] = 0;
+      EgressPort& nic = net_.node(NodeId(e.host)).port(PortId(0));
+      nic.peer()->port(nic.peer_port()).set_peer_stalled(false);
+      storm_pause(i, false);
+      break;
+    }
+  }
+}
+
+void FaultInjector::converge(uint32_t i, bool links_up) {
+  // A failure repaired before routing noticed it is never seen (a flap shorter than the
+  // detection delay), nor is its repair.
+  if (!links_up && ended_[i]) return;
+  if (links_up && !converged_down_[i]) return;
+  converged_down_[i] = !links_up;
+  // Overlapping failures of one link: it carries routes again when the last is repaired.
+  for (uint32_t link : cfg_.events[i].links) link_down_[link] += links_up ? -1 : 1;
+  std::vector<uint8_t> down(link_down_.size(), 0);
+  for (size_t l = 0; l < down.size(); ++l) down[l] = link_down_[l] != 0;
+  net_.reroute(down);
+  routing_changes_.push_back(RoutingChange{net_.sim().now(), i, links_up});
+}
+
+// The stalled NIC's PAUSE frames: XOFF at the start and again before each runs out, as a
+// MAC refreshes a pause that holds (PfcPauseTiming), XON at the end.
+void FaultInjector::storm_pause(uint32_t i, bool xoff) {
+  const FaultEvent& e = cfg_.events[i];
+  NetContext& ctx = net_.context();
+  Host& host = net_.host(NodeId(e.host));
+  EgressPort& port = host.port(PortId(0));
+  const PacketId id = ctx.alloc_packet();
+  Packet& f = ctx.pkt(id);
+  f.type = PacketType::kPause;
+  f.pfc_priority = e.priority;
+  f.pfc_xoff = xoff;
+  f.ecn_capable = false;
+  f.wire_bytes = ctx.wire.control_wire_bytes(PacketType::kPause);
+  f.src = host.id();
+  port.count_pfc_frame_sent(xoff);
+  if (xoff) {
+    ++storm_pause_frames_;
+    ++ctx.counters.pause_frames_by_node[e.host];
+  }
+  port.enqueue(id);
+  if (ctx.on_pfc) ctx.on_pfc(PfcEvent{ctx.sim.now(), host.id(), PortId(0), e.priority, xoff});
+  if (xoff) {
+    const PfcPauseTiming& t = ctx.pfc_pause;
+    const Delta refresh = t.style == PfcPauseStyle::kStandard ? t.refresh_for(port.rate_bps())
+                                                               : t.pause_for(port.rate_bps()) / 2;
+    net_.sim().schedule_in(std::max(refresh, Delta::from_ns(1)), handler_, kStormPause, i);
+  }
+}
+
+// ---------------------------------------------------------------- the PFC watchdog
+
+size_t FaultInjector::port_key(const EgressPort& port) const {
+  return first_port_key_[port.owner_id().index()] + port.index().index();
+}
+
+FaultInjector::Watch& FaultInjector::watch(const EgressPort& port, size_t queue) {
+  const size_t key = port_key(port) * 32 + queue;
+  if (key >= watches_.size()) watches_.resize(key + 1);
+  return watches_[key];
+}
+
+void FaultInjector::on_pause_change(EgressPort& port, size_t queue, bool paused) {
+  if (paused && cfg_.deadlock.check_interval > Delta::zero() && !check_pending_ &&
+      deadlock_.cycle.empty() && port.peer()->kind() == NodeKind::kSwitch) {
+    check_pending_ = true;
+    net_.sim().schedule_in(std::max(cfg_.deadlock.persist, cfg_.deadlock.check_interval), handler_,
+                           kCheck);
+  }
+  if (!cfg_.watchdog.enabled || queue >= 32) return;
+  Watch& w = watch(port, queue);
+  ++w.generation;  // a pause that ends cancels its detection
+  if (paused) {
+    const uint64_t key = port_key(port) * 32 + queue;
+    net_.sim().schedule_in(cfg_.watchdog.detection_time, handler_, kWatchdog,
+                           (key << 32) | w.generation);
+  }
+}
+
+void FaultInjector::on_ignored_pause(EgressPort& port, size_t queue) {
+  if (queue < 32) watch(port, queue).last_ignored_pause = net_.sim().now();
+}
+
+void FaultInjector::watchdog_fire(uint64_t key, uint32_t generation) {
+  Watch& w = watches_[key];
+  if (w.generation != generation) return;  // the pause ended before the detection time
+  const auto [node, port_id] = key_port_[key / 32];
+  const size_t queue = key % 32;
+  EgressPort& port = net_.node(node).port(port_id);
+  if (!port.paused(queue)) return;
+  w.storm = true;
+  w.last_ignored_pause = net_.sim().now();
+  watchdog_log_.push_back(
+      WatchdogAction{net_.sim().now(), node, port_id, static_cast<uint32_t>(queue), true});
+  port.set_queue_watchdog(queue, cfg_.watchdog.action == "forward" ? WatchdogMode::kForward
+                                                                   : WatchdogMode::kDrop);
+  net_.sim().schedule_in(cfg_.watchdog.restoration_time, handler_, kRestore, key);
+}
+
+void FaultInjector::restore_fire(uint64_t key) {
+  Watch& w = watches_[key];
+  if (!w.storm) return;
+  const Time quiet_until = w.last_ignored_pause + cfg_.watchdog.restoration_time;
+  if (net_.sim().now() < quiet_until) {
+    net_.sim().schedule(quiet_until, handler_, kRestore, key);  // PAUSEs kept coming
+    return;
+  }
+  w.storm = false;
+  const auto [node, port_id] = key_port_[key / 32];
+  const size_t queue = key % 32;
+  watchdog_log_.push_back(
+      WatchdogAction{net_.sim().now(), node, port_id, static_cast<uint32_t>(queue), false});
+  net_.node(node).port(port_id).set_queue_watchdog(queue, WatchdogMode::kOff);
+}
+
+// ---------------------------------------------------------------- deadlock detection
+
+// A paused queue Q of switch A toward switch B waits for B to resume A, which B does once
+// the packets it took in from A leave it. Q waits for a paused queue Q' of B when Q' holds
+// a packet that came in from A: the buffer dependency of a PFC deadlock. A cycle of such
+// waits, every queue in it paused for `persist` without a break, cannot end by itself.
+void FaultInjector::check_deadlock() {
+  const Time now = net_.sim().now();
+  struct Held {
+    NodeId node;
+    PortId port;
+    uint32_t queue;
+  };
+  std::vector<Held> held;
+  std::map<std::pair<uint32_t, uint32_t>, std::vector<size_t>> by_node;  // (node, -) -> held
+  Time next_due = Time::never();
+  for (NodeId s : net_.switches()) {
+    Switch& sw = net_.switch_at(s);
+    for (size_t p = 0; p < sw.port_count(); ++p) {
+      const EgressPort& port = sw.port(PortId(static_cast<uint16_t>(p)));
+      if (port.peer()->kind() != NodeKind::kSwitch) continue;
+      for (size_t q = 0; q < port.num_queues(); ++q) {
+        if (!port.paused(q) || port.queue_packets(q) == 0) continue;
+        const Time due = port.pause_started(q) + cfg_.deadlock.persist;
+        if (due > now) {
+          next_due = std::min(next_due, due);
+          continue;
+        }
+        by_node[{s.index(), 0}].push_back(held.size());
+        held.push_back(Held{s, PortId(static_cast<uint16_t>(p)), static_cast<uint32_t>(q)});
+      }
+    }
+  }
+  // Edges: held[i] (A -> B) waits for held[j] at B holding a packet that came from A.
+  const size_t n = held.size();
+  std::vector<std::vector<size_t>> waits(n);
+  for (size_t i = 0; i < n; ++i) {
+    const EgressPort& qa = net_.node(held[i].node).port(held[i].port);
+    const NodeId b = qa.peer()->id();
+    const PortId b_in = qa.peer_port();
+    const auto it = by_node.find({b.index(), 0});
+    if (it == by_node.end()) continue;
+    for (size_t j : it->second) {
+      const EgressPort& qb = net_.node(b).port(held[j].port);
+      for (size_t k = 0; k < qb.queue_packets(held[j].queue); ++k) {
+        if (net_.pool()[qb.queued_packet(held[j].queue, k).index()].ingress_port == b_in) {
+          waits[i].push_back(j);
+          break;
+        }
+      }
+    }
+  }
+  // A cycle, by depth-first search (colors: 0 new, 1 on the stack, 2 done).
+  std::vector<uint8_t> color(n, 0);
+  std::vector<size_t> parent(n, SIZE_MAX);
+  std::vector<size_t> cycle;
+  std::function<bool(size_t)> dfs = [&](size_t u) {
+    color[u] = 1;
+    for (size_t v : waits[u]) {
+      if (color[v] == 1) {
+        for (size_t x = u; x != v; x = parent[x]) cycle.push_back(x);
+        cycle.push_back(v);
+        std::reverse(cycle.begin(), cycle.end());
+        return true;
+      }
+      if (color[v] == 0) {
+        parent[v] = u;
+        if (dfs(v)) return true;
+      }
+    }
+    color[u] = 2;
+    return false;
+  };
+  for (size_t i = 0; i < n && cycle.empty(); ++i)
+    if (color[i] == 0) dfs(i);
+  if (!cycle.empty()) {
+    deadlock_.detected = now;
+    deadlock_.formed = Time::zero();
+    for (size_t i : cycle) {
+      const EgressPort& port = net_.node(held[i].node).port(held[i].port);
+      deadlock_.formed = std::max(deadlock_.formed, port.pause_started(held[i].queue));
+      deadlock_.cycle.push_back(
+          Deadlock::Queue{held[i].node, held[i].port, port.peer()->id(), held[i].queue});
+    }
+    net_.sim().stop();
+    return;
+  }
+  // Still paused queues: look again when the next could count, at most this often.
+  if (n > 0 || next_due != Time::never()) {
+    const Time again = std::max(n > 0 ? now + cfg_.deadlock.check_interval : next_due,
+                                now + cfg_.deadlock.check_interval);
+    check_pending_ = true;
+    net_.sim().schedule(again, handler_, kCheck);
+  }
+}
+
+std::string FaultInjector::describe(const Deadlock& d) const {
+  std::string s = "PFC deadlock: a cycle of " + std::to_string(d.cycle.size()) +
+                  " paused queues, formed at " + std::to_string(d.formed.ps / 1000) +
+                  " ns, detected at " + std::to_string(d.detected.ps / 1000) + " ns: ";
+  for (size_t i = 0; i < d.cycle.size(); ++i) {
+    const Deadlock::Queue& q = d.cycle[i];
+    s += net_.node(q.node).name() + " port " + std::to_string(q.port.index()) + " (to " +
+         net_.node(q.peer).name() + ") queue " + std::to_string(q.queue) + " -> ";
+  }
+  return s + "back to the first";
+}
+
+}  // namespace rocelab

@@ -1,0 +1,146 @@
+// Scripted faults and the mechanisms that answer them: links that fail, slow down or lose
+// packets; a NIC that stops draining and storms its switch with PAUSE frames; the switch
+// PFC watchdog; and a detector of PFC deadlocks (a cycle of paused queues that persists).
+// Routing learns of a failure, and of its repair, after a detection delay, and converges
+// to shortest paths over the links left (Routing::build with links down).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "net/egress_port.h"
+#include "sim/simulator.h"
+
+namespace rocelab {
+
+class Network;
+
+struct FaultEvent {
+  enum class Kind : uint8_t {
+    kLinkDown,  // the link fails (until: it comes back)
+    kLinkRate,  // the link runs at rate_bps (until: its own rate again)
+    kLinkLoss,  // each frame is lost with loss_rate (bit errors)
+    kNicStall,  // host's NIC stops draining: it PAUSEs its switch and loses what arrives
+  };
+  Kind kind = Kind::kLinkDown;
+  Time at;
+  Time until = Time::never();  // never: to the end of the run
+  // Link events: every link between two nodes (TopologySpec::links indices), and the
+  // directions the fault takes, as (link, from the link's end a: else from its end b).
+  std::vector<uint32_t> links;
+  std::vector<std::pair<uint32_t, bool>> directions;
+  std::string label;  // "leaf0-spine3": for reports
+  BitsPerSec rate_bps = 0;
+  double loss_rate = 0;
+  uint32_t host = 0;      // kNicStall
+  Priority priority = 3;  // kNicStall: the class its PAUSEs hold
+  // kLinkDown: from the failure (and from the repair) to routing's convergence.
+  Delta detection_delay;
+};
+
+// A switch PFC watchdog, as switch vendors document it (SONiC pfcwd, Arista EOS, Cisco NX-OS
+// "PFC watchdog"): a queue held by PFC for detection_time without a break is declared in a
+// storm; its action then runs until no PAUSE for it has come for restoration_time.
+struct PfcWatchdogConfig {
+  bool enabled = false;
+  Delta detection_time = Delta::from_ms(200);    // SONiC pfcwd default
+  Delta restoration_time = Delta::from_ms(200);  // SONiC pfcwd default
+  std::string action = "drop";                   // drop | forward (ignore the PAUSEs)
+};
+
+struct DeadlockConfig {
+  Delta check_interval;  // 0: no detector
+  // A cycle counts once every queue in it has been paused this long without a break.
+  Delta persist = Delta::from_us(500);
+};
+
+struct FaultsConfig {
+  std::vector<FaultEvent> events;
+  PfcWatchdogConfig watchdog;
+  DeadlockConfig deadlock;
+  bool active() const {
+    return !events.empty() || watchdog.enabled || deadlock.check_interval > Delta::zero();
+  }
+};
+
+// What happened, for summary.json's `faults` and the tests.
+struct RoutingChange {
+  Time time;
+  uint32_t event;  // index in FaultsConfig::events
+  bool links_up;   // the repair converged (false: the failure did)
+};
+struct WatchdogAction {
+  Time time;
+  NodeId node;
+  PortId port;
+  uint32_t queue;
+  bool storm;  // detected (true) or restored
+};
+struct Deadlock {
+  Time formed;    // the latest pause start among the cycle's queues
+  Time detected;  // the check that found it
+  struct Queue {
+    NodeId node;
+    PortId port;
+    NodeId peer;
+    uint32_t queue;
+  };
+  std::vector<Queue> cycle;  // each waits for the next; the last for the first
+};
+
+class FaultInjector final : public EventHandler, public PauseObserver {
+ public:
+  FaultInjector(Network& net, const FaultsConfig& cfg);
+  ~FaultInjector() override;
+
+  void on_event(uint32_t kind, uint64_t arg) override;
+  void on_pause_change(EgressPort& port, size_t queue, bool paused) override;
+  void on_ignored_pause(EgressPort& port, size_t queue) override;
+
+  const FaultsConfig& config() const { return cfg_; }
+  const std::vector<RoutingChange>& routing_changes() const { return routing_changes_; }
+  const std::vector<WatchdogAction>& watchdog_actions() const { return watchdog_log_; }
+  uint64_t storm_pause_frames() const { return storm_pause_frames_; }
+  // Set when the detector found a deadlock: the simulator was stopped there.
+  const Deadlock* deadlock() const { return deadlock_.cycle.empty() ? nullptr : &deadlock_; }
+  std::string describe(const Deadlock& d) const;
+
+ private:
+  enum Kind : uint32_t { kStart, kEnd, kConverge, kStormPause, kWatchdog, kRestore, kCheck };
+  void start(uint32_t event);
+  void end(uint32_t event);
+  void set_link_ports(const FaultEvent& e, const std::function<void(EgressPort&)>& f);
+  void converge(uint32_t event, bool links_up);
+  void storm_pause(uint32_t event, bool xoff);
+  // Watchdog state per (switch port, queue), keyed port_key * 32 + queue.
+  struct Watch {
+    uint32_t generation = 0;
+    bool storm = false;
+    Time last_ignored_pause;
+  };
+  Watch& watch(const EgressPort& port, size_t queue);
+  size_t port_key(const EgressPort& port) const;
+  void watchdog_fire(uint64_t key, uint32_t generation);
+  void restore_fire(uint64_t key);
+  void check_deadlock();
+
+  Network& net_;
+  FaultsConfig cfg_;
+  uint32_t handler_;
+  std::vector<uint8_t> link_down_;  // by link: routing treats it as failed
+  std::vector<RoutingChange> routing_changes_;
+  std::vector<WatchdogAction> watchdog_log_;
+  uint64_t storm_pause_frames_ = 0;
+  std::vector<uint8_t> stalled_;  // by event: its NIC stall still runs
+  std::vector<uint8_t> ended_;           // by event: its fault ended
+  std::vector<uint8_t> converged_down_;  // by event: routing routes around its links
+  std::vector<size_t> first_port_key_;  // by node
+  std::vector<std::pair<NodeId, PortId>> key_port_;  // by port key
+  std::vector<Watch> watches_;
+  Deadlock deadlock_;
+  bool check_pending_ = false;
+};
+
+}  // namespace rocelab

@@ -1,0 +1,81 @@
+#include "scenario/build/fault_build.h"
+
+#include "scenario/config/yaml_params.h"
+#include "sim/units.h"
+
+namespace rocelab {
+
+namespace {
+
+uint32_t node_named(const TopologySpec& topo, const std::string& name, const std::string& key) {
+  for (uint32_t i = 0; i < topo.nodes.size(); ++i)
+    if (topo.nodes[i].name == name) return i;
+  throw ConfigError(key + ": the topology has no node named '" + name + "'");
+}
+
+void resolve_link(const EventConfig& ec, const TopologySpec& topo, const std::string& key,
+                  FaultEvent& e) {
+  const uint32_t a = node_named(topo, ec.a, key + ".a");
+  const uint32_t b = node_named(topo, ec.b, key + ".b");
+  const bool forward = ec.direction != "b_to_a";  // what a sends to b
+  const bool backward = ec.direction != "a_to_b";
+  for (uint32_t l = 0; l < topo.links.size(); ++l) {
+    const LinkSpec& link = topo.links[l];
+    const bool same = link.a == a && link.b == b;
+    if (!same && !(link.a == b && link.b == a)) continue;
+    e.links.push_back(l);
+    // The port sending from the link's end a carries what a sends when a is `a`.
+    if (same ? forward : backward) e.directions.emplace_back(l, true);
+    if (same ? backward : forward) e.directions.emplace_back(l, false);
+    if (ec.type == "link_rate" && ec.rate_bps > link.rate_bps)
+      throw ConfigError(key + ".rate: " + format_rate(ec.rate_bps) + " is above the link's " +
+                        format_rate(link.rate_bps) + " (" + ec.a + "-" + ec.b + ")");
+  }
+  if (e.links.empty())
+    throw ConfigError(key + ": no link between '" + ec.a + "' and '" + ec.b + "'");
+  e.label = ec.a + "-" + ec.b;
+}
+
+}  // namespace
+
+FaultsConfig build_faults(const ScenarioConfig& c, const TopologySpec& topo, Time stop,
+                          Priority data_priority) {
+  FaultsConfig f;
+  f.watchdog = c.faults.watchdog;
+  const bool detect = c.faults.deadlock == "on" || (c.faults.deadlock == "auto" && !c.events.empty());
+  if (detect) {
+    f.deadlock.check_interval = c.faults.deadlock_check_interval;
+    f.deadlock.persist = c.faults.deadlock_persist;
+  }
+  for (size_t i = 0; i < c.events.size(); ++i) {
+    const EventConfig& ec = c.events[i];
+    const std::string key = "events." + std::to_string(i);
+    FaultEvent e;
+    e.at = Time::zero() + ec.at;
+    if (stop != Time::never() && e.at >= stop)
+      throw ConfigError(key + ".at: " + format_duration(ec.at) +
+                        " is not before the run's end (stop.time " +
+                        format_duration(stop - Time::zero()) + ")");
+    e.until = ec.until > Delta::zero() ? Time::zero() + ec.until : Time::never();
+    e.detection_delay = c.faults.detection_delay;
+    if (ec.type == "nic_stall") {
+      e.kind = FaultEvent::Kind::kNicStall;
+      e.host = node_named(topo, ec.host, key + ".host");
+      if (topo.nodes[e.host].kind != NodeKind::kHost)
+        throw ConfigError(key + ".host: '" + ec.host + "' is a switch; a NIC stall needs a host");
+      e.priority = ec.priority >= 0 ? static_cast<Priority>(ec.priority) : data_priority;
+      e.label = ec.host;
+    } else {
+      e.kind = ec.type == "link_down"   ? FaultEvent::Kind::kLinkDown
+               : ec.type == "link_rate" ? FaultEvent::Kind::kLinkRate
+                                        : FaultEvent::Kind::kLinkLoss;
+      resolve_link(ec, topo, key, e);
+      e.rate_bps = ec.rate_bps;
+      e.loss_rate = ec.loss_rate;
+    }
+    f.events.push_back(std::move(e));
+  }
+  return f;
+}
+
+}  // namespace rocelab
