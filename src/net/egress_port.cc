@@ -14,8 +14,8 @@ struct EgressPort::FaultState {
   bool peer_stalled = false;
   uint64_t loss_threshold = 0;  // a frame is lost when a draw is below it (0: never)
   RandomStream loss_draws;
-  uint32_t doomed_on_wire = 0;  // frames on the wire when the link failed
-  bool degraded = false;        // set_rate below the nominal rate
+  uint32_t doomed_on_wire = 0;         // frames on the wire when the link failed
+  bool degraded = false;               // set_rate below the nominal rate
   std::vector<WatchdogMode> watchdog;  // per data queue
   uint32_t watchdog_count = 0;         // queues not kOff
 };
@@ -66,9 +66,8 @@ void EgressPort::set_rate(BitsPerSec rate_bps) {
 
 void EgressPort::update_faulty() {
   const FaultState* f = fault_.get();
-  faulty_ = f != nullptr &&
-            (f->down || f->peer_stalled || f->loss_threshold != 0 || f->watchdog_count != 0 ||
-             f->degraded);
+  faulty_ = f != nullptr && (f->down || f->peer_stalled || f->loss_threshold != 0 ||
+                             f->watchdog_count != 0 || f->degraded);
 }
 
 void EgressPort::set_link_down(bool down) {
@@ -96,11 +95,10 @@ bool EgressPort::link_down() const {
 void EgressPort::set_loss(double probability, uint64_t seed) {
   if (!fault_) fault_ = std::make_unique<FaultState>();
   // A draw below probability x 2^64 loses the frame.
-  fault_->loss_threshold =
-      probability <= 0 ? 0
-      : probability >= 1
-          ? UINT64_MAX
-          : static_cast<uint64_t>(probability * 18446744073709551616.0);
+  fault_->loss_threshold = probability <= 0 ? 0
+                           : probability >= 1
+                               ? UINT64_MAX
+                               : static_cast<uint64_t>(probability * 18446744073709551616.0);
   fault_->loss_draws = RandomStream(seed, "link-loss", uint64_t{index_.index()});
   update_faulty();
 }

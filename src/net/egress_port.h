@@ -37,7 +37,6 @@ class PauseObserver {
 // What a PFC watchdog does to a queue it declared in a storm.
 enum class WatchdogMode : uint8_t { kOff, kDrop, kForward };
 
-
 // A port's counters as read (a snapshot: the per-frame ones live in the port's hot lines).
 struct PortCounters {
   uint64_t tx_bytes = 0;           // wire bytes, all frames

@@ -22,7 +22,7 @@ inline constexpr const char* kFaultLossNames[] = {"link_down", "bit_error", "nic
 
 struct FaultLossCount {
   uint64_t data_packets = 0;
-  uint64_t data_bytes = 0;  // wire bytes
+  uint64_t data_bytes = 0;      // wire bytes
   uint64_t control_frames = 0;  // ACK/NAK/CNP/PAUSE/control
 };
 using FaultLosses = std::array<FaultLossCount, static_cast<size_t>(FaultLoss::kCount)>;

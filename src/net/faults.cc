@@ -83,7 +83,8 @@ void FaultInjector::start(uint32_t i) {
       set_link_ports(e, [&](EgressPort& p) { p.set_rate(e.rate_bps); });
       break;
     case FaultEvent::Kind::kLinkLoss: {
-      const uint64_t seed = mix64(net_.context().seed ^ hash_name("fault-loss") ^ (uint64_t{i} << 32));
+      const uint64_t seed =
+          mix64(net_.context().seed ^ hash_name("fault-loss") ^ (uint64_t{i} << 32));
       set_link_ports(e, [&](EgressPort& p) {
         p.set_loss(e.loss_rate, seed ^ (uint64_t{p.peer()->id().index()} << 16));
       });
@@ -162,7 +163,7 @@ void FaultInjector::storm_pause(uint32_t i, bool xoff) {
   if (xoff) {
     const PfcPauseTiming& t = ctx.pfc_pause;
     const Delta refresh = t.style == PfcPauseStyle::kStandard ? t.refresh_for(port.rate_bps())
-                                                               : t.pause_for(port.rate_bps()) / 2;
+                                                              : t.pause_for(port.rate_bps()) / 2;
     net_.sim().schedule_in(std::max(refresh, Delta::from_ns(1)), handler_, kStormPause, i);
   }
 }
@@ -211,8 +212,8 @@ void FaultInjector::watchdog_fire(uint64_t key, uint32_t generation) {
   w.last_ignored_pause = net_.sim().now();
   watchdog_log_.push_back(
       WatchdogAction{net_.sim().now(), node, port_id, static_cast<uint32_t>(queue), true});
-  port.set_queue_watchdog(queue, cfg_.watchdog.action == "forward" ? WatchdogMode::kForward
-                                                                   : WatchdogMode::kDrop);
+  port.set_queue_watchdog(
+      queue, cfg_.watchdog.action == "forward" ? WatchdogMode::kForward : WatchdogMode::kDrop);
   net_.sim().schedule_in(cfg_.watchdog.restoration_time, handler_, kRestore, key);
 }
 

@@ -133,10 +133,10 @@ class FaultInjector final : public EventHandler, public PauseObserver {
   std::vector<RoutingChange> routing_changes_;
   std::vector<WatchdogAction> watchdog_log_;
   uint64_t storm_pause_frames_ = 0;
-  std::vector<uint8_t> stalled_;  // by event: its NIC stall still runs
-  std::vector<uint8_t> ended_;           // by event: its fault ended
-  std::vector<uint8_t> converged_down_;  // by event: routing routes around its links
-  std::vector<size_t> first_port_key_;  // by node
+  std::vector<uint8_t> stalled_;                     // by event: its NIC stall still runs
+  std::vector<uint8_t> ended_;                       // by event: its fault ended
+  std::vector<uint8_t> converged_down_;              // by event: routing routes around its links
+  std::vector<size_t> first_port_key_;               // by node
   std::vector<std::pair<NodeId, PortId>> key_port_;  // by port key
   std::vector<Watch> watches_;
   Deadlock deadlock_;

@@ -91,8 +91,7 @@ void Routing::build(const TopologySpec& topo, const std::vector<std::vector<Port
       hops.clear();
       if (dist[u] != kNone && dist[u] > 0) {
         for (const PortPeer& pp : adjacency[u])
-          if (carries(pp) && dist[pp.node] == dist[u] - 1)
-            hops.push_back(pp.port);
+          if (carries(pp) && dist[pp.node] == dist[u] - 1) hops.push_back(pp.port);
       }
       table_[static_cast<size_t>(switch_row_[u]) * ne + e] =
           list_range(adjacency[u], hops, distinct);

@@ -17,8 +17,8 @@ namespace rocelab {
 
 struct PortPeer {
   uint32_t node;
-  PortId port;       // local port index on this node
-  PortId peer_port;  // port index on the peer
+  PortId port;        // local port index on this node
+  PortId peer_port;   // port index on the peer
   uint32_t link = 0;  // index of the link in TopologySpec::links
 };
 

@@ -61,8 +61,7 @@ TEST(Faults, AFlowAcrossAFailedLinkResendsExactlyWhatWasLost) {
   // and takes three hops back; the timer fires 100 us after it reaches a. The 67 frames
   // resent then reach b after 3 us + (67 + 2) frame times, and the last ACK comes back.
   const WireModel& w = exp.network().context().wire;
-  const int64_t ack_hop =
-      w.serialize(w.control_wire_bytes(PacketType::kAck), gbps(100)).ps + kUs;
+  const int64_t ack_hop = w.serialize(w.control_wire_bytes(PacketType::kAck), gbps(100)).ps + kUs;
   const int64_t ack32_at_a = 35 * kFramePs + 3 * kUs + 3 * ack_hop;
   const int64_t resend = ack32_at_a + 100 * kUs;
   const int64_t finish = resend + 3 * kUs + 69 * kFramePs + 3 * ack_hop;
@@ -94,7 +93,11 @@ TEST(Faults, EcmpGroupsShrinkAndGrowAtTheStatedTimes) {
   EXPECT_EQ(group(), 3u);
   // spine1 reaches leaf0 through leaf1 and another spine now (a valley route).
   EXPECT_EQ(spine1_hops(), 1u);
-  EXPECT_EQ(exp.network().routing().peer(spine1, exp.network().routing().next_hops(spine1, leaf0)[0]).node, leaf1);
+  EXPECT_EQ(exp.network()
+                .routing()
+                .peer(spine1, exp.network().routing().next_hops(spine1, leaf0)[0])
+                .node,
+            leaf1);
   exp.run(Time{55 * kUs - 1});
   EXPECT_EQ(group(), 3u);
   exp.run(Time{55 * kUs});
@@ -166,7 +169,8 @@ TEST(Faults, AStormPausesTheSwitchAndTheWatchdogFreesItAtTheThreshold) {
 TEST(Faults, ACyclicBufferDependencyIsReportedAsADeadlockWithItsCycle) {
   ExperimentSpec spec;
   TopologySpec& t = spec.topology;
-  for (uint32_t i = 0; i < 5; ++i) t.add_node(NodeKind::kHost, Layer::kHost, "h" + std::to_string(i));
+  for (uint32_t i = 0; i < 5; ++i)
+    t.add_node(NodeKind::kHost, Layer::kHost, "h" + std::to_string(i));
   for (uint32_t i = 0; i < 5; ++i)
     t.add_node(NodeKind::kSwitch, Layer::kEdge, "s" + std::to_string(i));
   for (uint32_t i = 0; i < 5; ++i) t.add_link(i, 5 + i, gbps(100), Delta::from_us(1));
@@ -200,7 +204,8 @@ TEST(Faults, ACyclicBufferDependencyIsReportedAsADeadlockWithItsCycle) {
 TEST(Faults, PausesWithoutACycleAreNoDeadlock) {
   ExperimentSpec spec;
   TopologySpec& t = spec.topology;
-  for (uint32_t i = 0; i < 5; ++i) t.add_node(NodeKind::kHost, Layer::kHost, "h" + std::to_string(i));
+  for (uint32_t i = 0; i < 5; ++i)
+    t.add_node(NodeKind::kHost, Layer::kHost, "h" + std::to_string(i));
   for (uint32_t i = 0; i < 5; ++i)
     t.add_node(NodeKind::kSwitch, Layer::kEdge, "s" + std::to_string(i));
   for (uint32_t i = 0; i < 5; ++i) t.add_link(i, 5 + i, gbps(100), Delta::from_us(1));

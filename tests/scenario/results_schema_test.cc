@@ -51,12 +51,27 @@ workloads:
   return run_scenario(c, o);
 }
 
+// A run with faults (a failed link, a NIC stall under a watchdog), for faults.*.
+nlohmann::json run_faults(const std::filesystem::path& dir) {
+  ScenarioConfig c = load_scenario(
+      std::string(ROCELAB_SOURCE_DIR) + "/tests/scenarios/tiny.yaml",
+      {"events=[{type: link_down, a: leaf0, b: spine0, at: 20us, until: 60us}, "
+       "{type: nic_stall, host: h1, at: 10us, until: 40us}]",
+       "faults.pfc_watchdog={enabled: true, detection_time: 5us, restoration_time: 5us}",
+       "faults.detection_delay=10us", "outputs.timeseries_interval=0"});
+  RunOptions o;
+  o.quiet = true;
+  o.out_dir = dir.string();
+  return run_scenario(c, o);
+}
+
 TEST(ResultsSchema, EveryKeyWrittenIsDefinedAndEveryDefinedKeyWritten) {
   const auto dir = test::temp_dir("schema_keys");
   const nlohmann::json s = run_small(dir);
   std::set<std::string> written;
   flatten(s, "", written);
   flatten(run_collectives(dir / "collectives"), "", written);
+  flatten(run_faults(dir / "faults"), "", written);
   const ResultsSchema& schema = results_schema();
   for (const std::string& k : written)
     EXPECT_NE(schema.find("summary.json", k), nullptr) << k << " is written but not defined";
@@ -199,12 +214,19 @@ TEST(ResultsSchema, CompareColumnsFollowTheHeadline) {
   const auto values = headline_values(s);
   std::vector<std::string> keys;
   for (const auto& [k, v] : values) keys.push_back(k);
-  // Buffer sampling on: every one written, but the collectives' (no collective here; the
-  // collective tests check those).
-  std::vector<std::string> expected;
-  for (const std::string& k : results_schema().headline())
-    if (k.rfind("collectives.", 0) != 0) expected.push_back(k);
+  // Buffer sampling on: every one written, but the collectives' and the faults' (no
+  // collective or fault here).
+  std::vector<std::string> expected, faults_expected;
+  for (const std::string& k : results_schema().headline()) {
+    if (k.rfind("faults.", 0) == 0) faults_expected.push_back(k);
+    if (k.rfind("collectives.", 0) != 0 && k.rfind("faults.", 0) != 0) expected.push_back(k);
+  }
   EXPECT_EQ(keys, expected);
+  // With faults, their headline keys are there too.
+  std::vector<std::string> faults_keys;
+  for (const auto& [k, v] : headline_values(run_faults(dir / "faults")))
+    if (k.rfind("faults.", 0) == 0) faults_keys.push_back(k);
+  EXPECT_EQ(faults_keys, faults_expected);
   std::filesystem::remove_all(dir);
 }
 

@@ -42,7 +42,8 @@ FaultsConfig build_faults(const ScenarioConfig& c, const TopologySpec& topo, Tim
                           Priority data_priority) {
   FaultsConfig f;
   f.watchdog = c.faults.watchdog;
-  const bool detect = c.faults.deadlock == "on" || (c.faults.deadlock == "auto" && !c.events.empty());
+  const bool detect =
+      c.faults.deadlock == "on" || (c.faults.deadlock == "auto" && !c.events.empty());
   if (detect) {
     f.deadlock.check_interval = c.faults.deadlock_check_interval;
     f.deadlock.persist = c.faults.deadlock_persist;

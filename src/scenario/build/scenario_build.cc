@@ -1,7 +1,7 @@
 #include "scenario/build/scenario_build.h"
 
-#include "scenario/build/fault_build.h"
 #include "scenario/build/fabric_rto.h"
+#include "scenario/build/fault_build.h"
 
 #include <algorithm>
 #include <bit>

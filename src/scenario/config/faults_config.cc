@@ -51,8 +51,7 @@ void describe(ParamVisitor& v, FaultsSettings& f) {
         s.flag("enabled", f.watchdog.enabled, "switches run a PFC watchdog on every queue");
         s.duration("detection_time", f.watchdog.detection_time, Delta::from_ns(1), Delta::max(),
                    "a queue paused this long without a break is in a storm (SONiC: 200ms)");
-        s.duration("restoration_time", f.watchdog.restoration_time, Delta::from_ns(1),
-                   Delta::max(),
+        s.duration("restoration_time", f.watchdog.restoration_time, Delta::from_ns(1), Delta::max(),
                    "the action ends once no PAUSE came for the queue for this long (SONiC: "
                    "200ms)");
         s.choice("action", f.watchdog.action, kWatchdogActions,

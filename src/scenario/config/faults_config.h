@@ -15,13 +15,13 @@ namespace rocelab {
 struct EventConfig {
   std::string type = "link_down";  // link_down | link_rate | link_loss | nic_stall
   Delta at;
-  Delta until;  // 0: to the end of the run
-  std::string a, b;                 // link events: the link(s) between these nodes
+  Delta until;                     // 0: to the end of the run
+  std::string a, b;                // link events: the link(s) between these nodes
   std::string direction = "both";  // both | a_to_b | b_to_a
-  BitsPerSec rate_bps = 0;          // link_rate
-  double loss_rate = 0;             // link_loss
-  std::string host;                 // nic_stall
-  int64_t priority = -1;            // nic_stall: -1 = the transport's data priority
+  BitsPerSec rate_bps = 0;         // link_rate
+  double loss_rate = 0;            // link_loss
+  std::string host;                // nic_stall
+  int64_t priority = -1;           // nic_stall: -1 = the transport's data priority
 };
 
 struct FaultsSettings {

@@ -59,8 +59,10 @@ nlohmann::json faults_summary(Experiment& exp) {
   j["events"] = nlohmann::json::array();
   for (const FaultEvent& e : fi->config().events) {
     first = std::min(first, e.at);
-    j["events"].push_back(
-        {{"type", kind_name(e.kind)}, {"on", e.label}, {"at_us", e.at.us()}, {"until_us", us_of(e.until)}});
+    j["events"].push_back({{"type", kind_name(e.kind)},
+                           {"on", e.label},
+                           {"at_us", e.at.us()},
+                           {"until_us", us_of(e.until)}});
   }
   uint64_t lost_data = 0, lost_control = 0;
   for (size_t c = 0; c < nc.fault_losses.size(); ++c) {
@@ -94,18 +96,18 @@ nlohmann::json faults_summary(Experiment& exp) {
   // From the first fault to the end of the last flow that lost a packet to one.
   const double lost_done = j["lost_flows"]["last_finish_us"].get<double>();
   j["recovery_us"] = first != Time::never() && lost_done > 0 ? lost_done - first.us() : 0.0;
-  if (const Deadlock* d = fi->deadlock()) {
-    j["deadlock"] = {{"formed_us", d->formed.us()},
-                     {"detected_us", d->detected.us()},
-                     {"message", fi->describe(*d)}};
+  const Deadlock* d = fi->deadlock();
+  j["deadlock"] = {{"detected", d != nullptr},
+                   {"formed_us", d ? d->formed.us() : 0.0},
+                   {"detected_us", d ? d->detected.us() : 0.0},
+                   {"message", d ? fi->describe(*d) : std::string()},
+                   {"cycle", nlohmann::json::array()}};
+  if (d)
     for (const Deadlock::Queue& q : d->cycle)
       j["deadlock"]["cycle"].push_back({{"switch", exp.network().node(q.node).name()},
                                         {"port", q.port.index()},
                                         {"to", exp.network().node(q.peer).name()},
                                         {"queue", q.queue}});
-  } else {
-    j["deadlock"] = nullptr;
-  }
   return j;
 }
 
