@@ -74,7 +74,9 @@ void parse_error_rate(const TextFile& f, const Line& line, std::string_view toke
             fmt::format("expected error_rate 0 as the fifth field, got '{}'", token));
   if (!zero)
     fail_at(f.path, line.no,
-            fmt::format("error_rate '{}': random link errors are not modelled, only 0 is accepted",
+            fmt::format("error_rate '{}': random link errors are not modelled from topology "
+                        "files, only 0 is accepted; a scenario's events: link_loss makes a link "
+                        "lossy (docs/faults.md)",
                         token));
 }
 

@@ -14,8 +14,8 @@ namespace rocelab {
 
 // Node i of the file becomes node i of the spec: hosts "h<i>", switches "s<i>". Switches with a
 // host attached are kEdge; the others kAggregation (1 switch hop from an edge switch) or kCore
-// (2 or more). Rejects nonzero error rates (loss is not modelled), hosts without exactly one
-// link, and switches not connected to any host.
+// (2 or more). Rejects nonzero error rates (a scenario makes a link lossy with `events:`
+// link_loss), hosts without exactly one link, and switches not connected to any host.
 // Lines after the declared links are ignored, as ns-3 ignores them; `ignored` (if given)
 // then receives a note naming them.
 TopologySpec read_ns3_topology(const std::string& path, std::string* ignored = nullptr);
