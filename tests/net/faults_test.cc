@@ -4,7 +4,10 @@
 // phy = 1082 B, 86,560 ps at 100 Gb/s; every link has 1 us of propagation delay.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "net/faults.h"
+#include "net/routing.h"
 #include "test_util.h"
 
 namespace rocelab {
@@ -218,6 +221,36 @@ TEST(Faults, PausesWithoutACycleAreNoDeadlock) {
   Experiment exp(spec);
   test::run_checked(exp);
   EXPECT_EQ(exp.faults()->deadlock(), nullptr);
+}
+
+// Why the study's deadlock case is a ring with chords and not a fat-tree: after an
+// edge-aggregation link of a fat-tree fails, shortest-path routing gives that aggregation
+// switch a valley route down to its pod's other edge and up again (agg0 -> edge1 -> agg1 ->
+// edge0), but no edge switch's route to edge0 passes agg0 any more: the valley carries only
+// what was in flight at convergence, and no cycle of waits can persist.
+TEST(Faults, AFatTreeFailureLeavesItsValleyRouteUnused) {
+  FatTreeParams p;  // 4 pods, 2 edges and 2 aggregations per pod, 4 cores
+  const TopologySpec t = fat_tree(p);
+  const uint32_t edge0 = t.find("edge0"), agg0 = t.find("agg0"), edge1 = t.find("edge1");
+  std::vector<uint8_t> down(t.links.size(), 0);
+  for (uint32_t l = 0; l < t.links.size(); ++l)
+    down[l] = (t.links[l].a == edge0 && t.links[l].b == agg0) ||
+              (t.links[l].a == agg0 && t.links[l].b == edge0);
+  const auto adjacency = port_adjacency(t);
+  Routing r;
+  r.build(t, adjacency, down);
+  const auto valley = r.next_hops(agg0, edge0);
+  ASSERT_EQ(valley.size(), 1u);
+  EXPECT_EQ(r.peer(agg0, valley[0]).node, edge1);
+  for (uint32_t e : r.edge_switches()) {
+    if (e == edge0) continue;
+    for (uint32_t path = 0; path < r.path_count(e, edge0); ++path) {
+      const auto nodes = r.path_nodes(e, edge0, path);
+      EXPECT_EQ(std::count(nodes.begin(), nodes.end(), agg0), 0)
+          << t.nodes[e].name << " path " << path;
+      EXPECT_EQ(nodes.back(), edge0);
+    }
+  }
 }
 
 }  // namespace
