@@ -65,6 +65,16 @@ void FaultInjector::on_event(uint32_t kind, uint64_t arg) {
       check_pending_ = false;
       check_deadlock();
       break;
+    case kPauseLapse: {
+      // A direction failed alone: the PAUSEs the other way, whose XON or refresh it would
+      // have carried, run out (802.1Qbb: a PAUSE holds for its time) unless it is back.
+      const uint32_t link = static_cast<uint32_t>(arg >> 1);
+      const bool from_a = (arg & 1) != 0;
+      if (!net_.link_port(link, from_a).link_down()) break;
+      EgressPort& reverse = net_.link_port(link, !from_a);
+      for (uint32_t p = 0; p < 8; ++p) reverse.set_priority_paused(static_cast<Priority>(p), false);
+      break;
+    }
   }
 }
 
@@ -75,10 +85,18 @@ void FaultInjector::set_link_ports(const FaultEvent& e, const std::function<void
 void FaultInjector::start(uint32_t i) {
   const FaultEvent& e = cfg_.events[i];
   switch (e.kind) {
-    case FaultEvent::Kind::kLinkDown:
+    case FaultEvent::Kind::kLinkDown: {
       set_link_ports(e, [](EgressPort& p) { p.set_link_down(true); });
       net_.sim().schedule_in(e.detection_delay, handler_, kConverge, uint64_t{i} << 1);
+      const PfcPauseTiming& t = net_.context().pfc_pause;
+      for (const auto& [link, from_a] : e.directions) {
+        const EgressPort& reverse = net_.link_port(link, !from_a);
+        if (reverse.link_down()) continue;  // its own failure ended its pauses
+        net_.sim().schedule_in(t.pause_for(reverse.rate_bps()), handler_, kPauseLapse,
+                               (uint64_t{link} << 1) | (from_a ? 1 : 0));
+      }
       break;
+    }
     case FaultEvent::Kind::kLinkRate:
       set_link_ports(e, [&](EgressPort& p) { p.set_rate(e.rate_bps); });
       break;

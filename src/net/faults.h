@@ -108,7 +108,7 @@ class FaultInjector final : public EventHandler, public PauseObserver {
   std::string describe(const Deadlock& d) const;
 
  private:
-  enum Kind : uint32_t { kStart, kEnd, kConverge, kStormPause, kWatchdog, kRestore, kCheck };
+  enum Kind : uint32_t { kStart, kEnd, kConverge, kStormPause, kWatchdog, kRestore, kCheck, kPauseLapse };
   void start(uint32_t event);
   void end(uint32_t event);
   void set_link_ports(const FaultEvent& e, const std::function<void(EgressPort&)>& f);
