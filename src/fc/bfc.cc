@@ -230,7 +230,8 @@ bool Bfc::admit(PortId in, PortId out, Packet& p) {
   // Upstream role: a packet that becomes its queue's head is matched against the filter
   // the next hop sent last (§3.6).
   if (port.queue_bytes(t.queue) == 0)
-    port.hold_queue(t.queue, shape_.matches(ports_[out.index()].peer_filter, vfid));
+    port.hold_queue(t.queue,
+                    shape_.matches(ports_[out.index()].peer_filter, vfid) && !port.link_down());
   return true;
 }
 
@@ -427,6 +428,8 @@ void Bfc::on_dequeue(PortId out, size_t queue, Packet& p) {
 }
 
 bool Bfc::head_matches(PortId out, size_t queue) const {
+  // A failed link's last filter is stale (no new one can come): it holds nothing.
+  if (sw_.port(out).link_down()) return false;
   const PacketId head = sw_.port(out).queue_head(queue);
   return head.valid() && shape_.matches(ports_[out.index()].peer_filter,
                                         vfid_of(ctx_.pkt(head).flow_hash, params_.vfids));

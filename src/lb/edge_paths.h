@@ -24,7 +24,10 @@ inline EdgePaths edge_paths(const SwitchView& sw, uint32_t dst_switch, uint64_t 
   const Routing& r = sw.routing();
   const uint32_t self = sw.id().index();
   out.paths = static_cast<uint32_t>(std::min<uint64_t>(r.path_count(self, dst_switch), max_paths));
-  const auto hops = r.next_hops(self, dst_switch);
+  auto hops = r.next_hops(self, dst_switch);
+  // Failures cut the two switches apart (Routing::path_count's one dead path): the healthy
+  // fabric's uplinks stand in; packets for the pair find no route at this switch.
+  if (hops.empty()) hops = sw.healthy_routing().next_hops(self, dst_switch);
   out.first_hop.reserve(out.paths);
   for (uint32_t i = 0; i < out.paths; ++i) out.first_hop.push_back(hops[i % hops.size()]);
   const EgressPort& up = sw.port(hops[0]);

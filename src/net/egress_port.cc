@@ -84,6 +84,9 @@ void EgressPort::set_link_down(bool down) {
     // lost too).
     for (uint32_t p = 0; p < 32; ++p)
       if ((paused_priorities_ >> p) & 1u) set_priority_paused(static_cast<Priority>(p), false);
+    // A per-flow flow control's holds (BFC) end too: their resumes would come over it.
+    for (size_t q = 0; q < num_queues_; ++q)
+      if (paused(q)) flip_paused(q, false);
   }
   try_send();
 }

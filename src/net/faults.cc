@@ -14,7 +14,7 @@ FaultInjector::FaultInjector(Network& net, const FaultsConfig& cfg)
       cfg_(cfg),
       handler_(net.sim().add_handler(this)),
       link_down_(net.topology().links.size(), 0),
-      stalled_(cfg.events.size(), 0),
+      active_(cfg.events.size(), 0),
       ended_(cfg.events.size(), 0),
       converged_down_(cfg.events.size(), 0) {
   Simulator& sim = net_.sim();
@@ -53,7 +53,7 @@ void FaultInjector::on_event(uint32_t kind, uint64_t arg) {
       converge(static_cast<uint32_t>(arg >> 1), (arg & 1) != 0);
       break;
     case kStormPause:
-      if (stalled_[arg]) storm_pause(static_cast<uint32_t>(arg), true);
+      if (active_[arg]) storm_pause(static_cast<uint32_t>(arg), true);
       break;
     case kWatchdog:
       watchdog_fire(arg >> 32, static_cast<uint32_t>(arg));
@@ -78,15 +78,52 @@ void FaultInjector::on_event(uint32_t kind, uint64_t arg) {
   }
 }
 
-void FaultInjector::set_link_ports(const FaultEvent& e, const std::function<void(EgressPort&)>& f) {
-  for (const auto& [link, from_a] : e.directions) f(net_.link_port(link, from_a));
+// What the active events make of one direction of a link, recomputed whenever one starts
+// or ends, so that overlapping faults compose: down while any failure holds it, the lowest
+// rate of those that slow it, losses as independent draws (1 - prod(1 - p)).
+void FaultInjector::refresh_direction(uint32_t link, bool from_a) {
+  bool down = false;
+  BitsPerSec rate = 0;
+  double pass = 1;
+  uint64_t loss_seed = 0;
+  for (uint32_t j = 0; j < cfg_.events.size(); ++j) {
+    if (!active_[j]) continue;
+    const FaultEvent& e = cfg_.events[j];
+    if (std::find(e.directions.begin(), e.directions.end(), std::make_pair(link, from_a)) ==
+        e.directions.end())
+      continue;
+    if (e.kind == FaultEvent::Kind::kLinkDown) down = true;
+    if (e.kind == FaultEvent::Kind::kLinkRate && (rate == 0 || e.rate_bps < rate))
+      rate = e.rate_bps;
+    if (e.kind == FaultEvent::Kind::kLinkLoss) {
+      pass *= 1 - e.loss_rate;
+      loss_seed = loss_seed * 31 + j + 1;
+    }
+  }
+  EgressPort& port = net_.link_port(link, from_a);
+  port.set_link_down(down);
+  const BitsPerSec want = rate != 0 ? rate : port.nominal_rate_bps();
+  if (port.rate_bps() != want) port.set_rate(want);
+  // Its own stream per direction and set of active loss events.
+  const uint64_t seed = mix64(net_.context().seed ^ hash_name("fault-loss") ^
+                              (uint64_t{link} << 33) ^ (uint64_t{from_a} << 32) ^ loss_seed);
+  port.set_loss(1 - pass, seed);
+}
+
+bool FaultInjector::host_stalled(uint32_t host) const {
+  for (uint32_t j = 0; j < cfg_.events.size(); ++j)
+    if (active_[j] && cfg_.events[j].kind == FaultEvent::Kind::kNicStall &&
+        cfg_.events[j].host == host)
+      return true;
+  return false;
 }
 
 void FaultInjector::start(uint32_t i) {
   const FaultEvent& e = cfg_.events[i];
+  active_[i] = 1;
+  for (const auto& [link, from_a] : e.directions) refresh_direction(link, from_a);
   switch (e.kind) {
     case FaultEvent::Kind::kLinkDown: {
-      set_link_ports(e, [](EgressPort& p) { p.set_link_down(true); });
       net_.sim().schedule_in(e.detection_delay, handler_, kConverge, uint64_t{i} << 1);
       const PfcPauseTiming& t = net_.context().pfc_pause;
       for (const auto& [link, from_a] : e.directions) {
@@ -97,48 +134,35 @@ void FaultInjector::start(uint32_t i) {
       }
       break;
     }
-    case FaultEvent::Kind::kLinkRate:
-      set_link_ports(e, [&](EgressPort& p) { p.set_rate(e.rate_bps); });
-      break;
-    case FaultEvent::Kind::kLinkLoss: {
-      const uint64_t seed =
-          mix64(net_.context().seed ^ hash_name("fault-loss") ^ (uint64_t{i} << 32));
-      set_link_ports(e, [&](EgressPort& p) {
-        p.set_loss(e.loss_rate, seed ^ (uint64_t{p.peer()->id().index()} << 16));
-      });
-      break;
-    }
     case FaultEvent::Kind::kNicStall: {
-      stalled_[i] = 1;
       EgressPort& nic = net_.node(NodeId(e.host)).port(PortId(0));
       nic.peer()->port(nic.peer_port()).set_peer_stalled(true);
       storm_pause(i, true);
       break;
     }
+    default:
+      break;
   }
 }
 
 void FaultInjector::end(uint32_t i) {
   const FaultEvent& e = cfg_.events[i];
+  active_[i] = 0;
+  for (const auto& [link, from_a] : e.directions) refresh_direction(link, from_a);
   switch (e.kind) {
     case FaultEvent::Kind::kLinkDown:
       ended_[i] = 1;
-      set_link_ports(e, [](EgressPort& p) { p.set_link_down(false); });
       net_.sim().schedule_in(e.detection_delay, handler_, kConverge, (uint64_t{i} << 1) | 1);
       break;
-    case FaultEvent::Kind::kLinkRate:
-      set_link_ports(e, [](EgressPort& p) { p.set_rate(p.nominal_rate_bps()); });
-      break;
-    case FaultEvent::Kind::kLinkLoss:
-      set_link_ports(e, [](EgressPort& p) { p.set_loss(0, 0); });
-      break;
     case FaultEvent::Kind::kNicStall: {
-      stalled_[i] = 0;
+      if (host_stalled(e.host)) break;  // another stall of this NIC goes on
       EgressPort& nic = net_.node(NodeId(e.host)).port(PortId(0));
       nic.peer()->port(nic.peer_port()).set_peer_stalled(false);
       storm_pause(i, false);
       break;
     }
+    default:
+      break;
   }
 }
 
@@ -296,7 +320,9 @@ void FaultInjector::check_deadlock() {
     for (size_t j : it->second) {
       const EgressPort& qb = net_.node(b).port(held[j].port);
       for (size_t k = 0; k < qb.queue_packets(held[j].queue); ++k) {
-        if (net_.pool()[qb.queued_packet(held[j].queue, k).index()].ingress_port == b_in) {
+        // A packet that came from A in the class A's queue is paused for.
+        const Packet& p = net_.pool()[qb.queued_packet(held[j].queue, k).index()];
+        if (p.ingress_port == b_in && qa.queue_of(p) == held[i].queue) {
           waits[i].push_back(j);
           break;
         }

@@ -108,10 +108,20 @@ class FaultInjector final : public EventHandler, public PauseObserver {
   std::string describe(const Deadlock& d) const;
 
  private:
-  enum Kind : uint32_t { kStart, kEnd, kConverge, kStormPause, kWatchdog, kRestore, kCheck, kPauseLapse };
+  enum Kind : uint32_t {
+    kStart,
+    kEnd,
+    kConverge,
+    kStormPause,
+    kWatchdog,
+    kRestore,
+    kCheck,
+    kPauseLapse
+  };
   void start(uint32_t event);
   void end(uint32_t event);
-  void set_link_ports(const FaultEvent& e, const std::function<void(EgressPort&)>& f);
+  void refresh_direction(uint32_t link, bool from_a);
+  bool host_stalled(uint32_t host) const;
   void converge(uint32_t event, bool links_up);
   void storm_pause(uint32_t event, bool xoff);
   // Watchdog state per (switch port, queue), keyed port_key * 32 + queue.
@@ -133,7 +143,7 @@ class FaultInjector final : public EventHandler, public PauseObserver {
   std::vector<RoutingChange> routing_changes_;
   std::vector<WatchdogAction> watchdog_log_;
   uint64_t storm_pause_frames_ = 0;
-  std::vector<uint8_t> stalled_;                     // by event: its NIC stall still runs
+  std::vector<uint8_t> active_;                      // by event: started, not ended
   std::vector<uint8_t> ended_;                       // by event: its fault ended
   std::vector<uint8_t> converged_down_;              // by event: routing routes around its links
   std::vector<size_t> first_port_key_;               // by node

@@ -37,6 +37,9 @@ struct NetCounters {
   // Frames lost to scripted faults, by cause (net/fault_loss.h): not in `drops`.
   FaultLosses fault_losses{};
   Time last_fault_loss;
+  // A scheme chose a port that routing no longer lists (its path state predates a
+  // failure's convergence): the switch took the equal-cost hash instead.
+  uint64_t stale_lb_choices = 0;
   // By flow index: 1 once a data packet of the flow crossed a port a fault acts on (a
   // failed, slowed or lossy link, a stalled NIC's, a watchdog's queue), 2 once one was
   // lost to a fault. Grown as flows are marked.
@@ -89,6 +92,10 @@ struct NetContext {
   std::function<void(const PfcEvent&)> on_pfc;
   // How PAUSE frames hold and end, the same at every node (switches and NICs).
   PfcPauseTiming pfc_pause;
+  // Routing has converged around a failure at least once (Network::reroute): a scheme's
+  // choice is then checked against the current next hops.
+  bool rerouted = false;
+  const Routing* healthy_routing = nullptr;  // the routing as built, once rerouted
 
   // Scheme-declared packet fields (declare them while building, before the run).
   PacketStateStore state;

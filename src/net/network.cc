@@ -234,6 +234,8 @@ void Network::reroute(const std::vector<uint8_t>& link_down) {
   retired_routing_.push_back(std::make_unique<Routing>(std::move(ctx_->routing)));
   ctx_->routing = Routing{};
   ctx_->routing.build(topo_, adjacency_, link_down);
+  ctx_->rerouted = true;
+  ctx_->healthy_routing = retired_routing_.front().get();
 }
 
 std::string Network::check_drained() const {

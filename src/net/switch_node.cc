@@ -1,5 +1,6 @@
 #include "net/switch_node.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <utility>
 
@@ -60,8 +61,21 @@ PortId Switch::route(Packet& p) {
     p.path_digits /= n;
     return out;
   }
-  if (lb_ && (p.type == PacketType::kData || lb_->routes_control()))
-    return lb_->choose_egress(view_, p, hops);
+  if (lb_ && (p.type == PacketType::kData || lb_->routes_control())) {
+    const PortId out = lb_->choose_egress(view_, p, hops);
+    if (ctx_.rerouted) [[unlikely]]
+      return current_hop(p, hops, out);
+    return out;
+  }
+  return hops[ecmp_index(p, hops)];
+}
+
+// A switch forwards only to the next hops routing lists now: a scheme whose path state
+// predates a failure's convergence may name a port that left the group (the forwarding
+// table has no such entry), and the packet takes the equal-cost hash.
+PortId Switch::current_hop(const Packet& p, std::span<const PortId> hops, PortId chosen) {
+  if (std::find(hops.begin(), hops.end(), chosen) != hops.end()) return chosen;
+  ++ctx_.counters.stale_lb_choices;
   return hops[ecmp_index(p, hops)];
 }
 

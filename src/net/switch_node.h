@@ -51,6 +51,7 @@ class Switch final : public Node {
   EgressPort& port_of(PortId p) { return *ports_[p.index()]; }
   friend class SwitchView;  // forwards what a scheme held back
   PortId route(Packet& p);
+  PortId current_hop(const Packet& p, std::span<const PortId> hops, PortId chosen);
   void forward(PacketId pkt, PortId in_port);
   // Buffer admission (flow control, enqueue features) for `p` toward `out`; false: dropped.
   bool admit(Packet& p, PortId in_port, PortId out);

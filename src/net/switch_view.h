@@ -34,6 +34,10 @@ class SwitchView {
   const SwitchConfig& config() const;
   const FlowControl& flow_control() const;
   const Routing& routing() const { return ctx_->routing; }
+  // The routing of the fabric as built, before any failure.
+  const Routing& healthy_routing() const {
+    return ctx_->healthy_routing ? *ctx_->healthy_routing : ctx_->routing;
+  }
   const WireModel& wire() const { return ctx_->wire; }
   Time now() const { return ctx_->sim.now(); }
   // The switch's ECMP choice among `hops` for `p` (switch.ecmp_hash).

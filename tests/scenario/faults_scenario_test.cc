@@ -50,8 +50,10 @@ TEST(FaultEvents, BadSpecificationsNameTheirKey) {
                {"events.0.loss_rate"});
   expect_error("events: [{type: link_down, a: leaf0, b: spine1, at: 20us, until: 10us}]\n",
                {"events.0.until", "after `at`"});
-  expect_error("events: [{type: nic_stall, host: leaf0, at: 10us}]\n",
+  expect_error("events: [{type: nic_stall, host: leaf0, at: 10us, until: 20us}]\n",
                {"events.0.host", "is a switch"});
+  expect_error("events: [{type: nic_stall, host: h1, at: 10us}]\n",
+               {"events.0.until", "needs an end"});
   expect_error("events: [{type: link_down, a: leaf0, b: spine1, att: 10us}]\n",
                {"events.0", "att"});
   expect_error("events: [{type: link_flap, a: leaf0, b: spine1, at: 10us}]\n",

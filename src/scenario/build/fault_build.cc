@@ -42,8 +42,19 @@ FaultsConfig build_faults(const ScenarioConfig& c, const TopologySpec& topo, Tim
                           Priority data_priority) {
   FaultsConfig f;
   f.watchdog = c.faults.watchdog;
-  const bool detect =
-      c.faults.deadlock == "on" || (c.faults.deadlock == "auto" && !c.events.empty());
+  // BFC and SFQ carry every data queue in one PFC class, whose PAUSE holds them all: the
+  // watchdog and the detector, which follow pauses queue by queue, do not see those.
+  const bool per_queue_pfc = c.fc == "pfc" || c.fc == "none";
+  if (!per_queue_pfc && f.watchdog.enabled)
+    throw ConfigError(
+        "faults.pfc_watchdog.enabled: the watchdog follows PFC queue by queue, "
+        "and fc: " +
+        c.fc + " holds every queue with one PAUSE; use fc: pfc");
+  if (!per_queue_pfc && c.faults.deadlock == "on")
+    throw ConfigError("faults.deadlock.detect: the detector follows PFC queue by queue, and fc: " +
+                      c.fc + " holds every queue with one PAUSE; use fc: pfc (auto: off here)");
+  const bool detect = per_queue_pfc && (c.faults.deadlock == "on" ||
+                                        (c.faults.deadlock == "auto" && !c.events.empty()));
   if (detect) {
     f.deadlock.check_interval = c.faults.deadlock_check_interval;
     f.deadlock.persist = c.faults.deadlock_persist;

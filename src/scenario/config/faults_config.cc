@@ -29,6 +29,9 @@ void describe_event(ParamVisitor& v, EventConfig& e) {
             "link_loss needs a loss_rate above 0");
   v.text("host", e.host, "nic_stall: the host whose NIC stalls");
   v.require(e.type != "nic_stall" || !e.host.empty(), "host", "nic_stall names its host");
+  v.require(e.type != "nic_stall" || e.until > Delta::zero(), "until",
+            "a nic_stall needs an end: a NIC that never drains again holds its flows, and its "
+            "PAUSEs, forever");
   v.integer("priority", e.priority, -1, 7,
             "nic_stall: the priority its PAUSEs hold; -1 = transport.data_priority");
 }

@@ -93,9 +93,13 @@ nlohmann::json faults_summary(Experiment& exp) {
   j["storm_pause_frames"] = fi->storm_pause_frames();
   j["crossed"] = flows_json(exp, 1);
   j["lost_flows"] = flows_json(exp, 2);
-  // From the first fault to the end of the last flow that lost a packet to one.
+  // From the first fault to the end of the last flow that lost a packet to one; -1 when
+  // one of them never finished.
   const double lost_done = j["lost_flows"]["last_finish_us"].get<double>();
-  j["recovery_us"] = first != Time::never() && lost_done > 0 ? lost_done - first.us() : 0.0;
+  j["recovery_us"] = j["lost_flows"]["completed"] != j["lost_flows"]["flows"] ? -1.0
+                     : first != Time::never() && lost_done > 0 ? lost_done - first.us()
+                                                               : 0.0;
+  j["stale_lb_choices"] = nc.stale_lb_choices;
   const Deadlock* d = fi->deadlock();
   j["deadlock"] = {{"detected", d != nullptr},
                    {"formed_us", d ? d->formed.us() : 0.0},

@@ -67,8 +67,11 @@ void print_progress(const std::string& label, Experiment& exp, Time end, double 
 std::vector<std::string> run_notes(const nlohmann::json& s, const TransportConfig& t) {
   std::vector<std::string> notes;
   const uint64_t timeouts = s["timeouts"].get<uint64_t>();
+  const bool fault_losses =
+      s.contains("faults") && (s["faults"]["lost_data_packets"].get<uint64_t>() > 0 ||
+                               s["faults"]["lost_control_frames"].get<uint64_t>() > 0);
   if (timeouts > 0 && s["drops"].get<uint64_t>() == 0 && s["bitmap_drops"].get<uint64_t>() == 0 &&
-      s["out_of_order_packets"].get<uint64_t>() == 0) {
+      s["out_of_order_packets"].get<uint64_t>() == 0 && !fault_losses) {
     notes.push_back(fmt::format(
         "{} retransmission timeout{} with nothing lost or out of order: the timer "
         "(transport.rto {}{}) fired while data or ACKs were still queued, and {} were resent "
