@@ -253,5 +253,46 @@ TEST(Faults, AFatTreeFailureLeavesItsValleyRouteUnused) {
   }
 }
 
+// Overlapping faults on one link compose: down while either failure holds; the lower of two
+// rates while both slow it, then the one left, then its own.
+TEST(Faults, OverlappingFaultsOnOneLinkCompose) {
+  ExperimentSpec spec;
+  spec.topology = test::chain({gbps(100), gbps(100), gbps(100)}, Delta::from_us(1));
+  spec.flows = {test::flow(0, 1, 1000)};
+  spec.stop_when_done = false;  // the faults act after the flow is done
+  auto rate = [](Delta at, Delta until, BitsPerSec r) {
+    FaultEvent e;
+    e.kind = FaultEvent::Kind::kLinkRate;
+    e.at = Time::zero() + at;
+    e.until = Time::zero() + until;
+    e.links = {1};
+    e.directions = {{1, true}};
+    e.rate_bps = r;
+    return e;
+  };
+  const Delta us = Delta::from_us(1);
+  spec.faults.events = {link_down(1, true, us * 5, us * 10, us * 100),
+                        link_down(1, true, us * 8, us * 30, us * 100),
+                        rate(us * 40, us * 60, gbps(50)), rate(us * 50, us * 70, gbps(25))};
+  Experiment exp(spec);
+  EgressPort& port = exp.network().link_port(1, true);
+  auto at = [&](int64_t t_us) { exp.run(Time{t_us * kUs}); };
+  at(12);
+  EXPECT_TRUE(port.link_down()) << "the first failure's end leaves the second";
+  at(29);
+  EXPECT_TRUE(port.link_down());
+  at(31);
+  EXPECT_FALSE(port.link_down());
+  at(45);
+  EXPECT_EQ(port.rate_bps(), gbps(50));
+  at(55);
+  EXPECT_EQ(port.rate_bps(), gbps(25));
+  at(65);
+  EXPECT_EQ(port.rate_bps(), gbps(25));
+  at(75);
+  EXPECT_EQ(port.rate_bps(), gbps(100));
+  EXPECT_FALSE(exp.network().link_port(1, false).link_down()) << "one direction only";
+}
+
 }  // namespace
 }  // namespace rocelab
