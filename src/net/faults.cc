@@ -136,13 +136,26 @@ void FaultInjector::start(uint32_t i) {
     }
     case FaultEvent::Kind::kNicStall: {
       EgressPort& nic = net_.node(NodeId(e.host)).port(PortId(0));
-      nic.peer()->port(nic.peer_port()).set_peer_stalled(true);
+      EgressPort& to_nic = nic.peer()->port(nic.peer_port());
+      to_nic.set_peer_stalled(true);
+      mark_queued_flows(to_nic);
       storm_pause(i, true);
       break;
     }
     default:
       break;
   }
+}
+
+// The flows waiting at the switch for a stalled NIC crossed its fault, though none of their
+// packets may have left: the PAUSE holds them (what the watchdog drops or the NIC loses is
+// marked as it goes). Called at the stall's start and end, when that queue holds every such
+// flow's packets that have not been dropped.
+void FaultInjector::mark_queued_flows(const EgressPort& port) {
+  NetCounters& c = net_.context().counters;
+  for (size_t q = 0; q < port.num_queues(); ++q)
+    for (size_t k = 0; k < port.queue_packets(q); ++k)
+      c.mark_fault_flow(net_.pool()[port.queued_packet(q, k).index()], 1);
 }
 
 void FaultInjector::end(uint32_t i) {
@@ -157,7 +170,9 @@ void FaultInjector::end(uint32_t i) {
     case FaultEvent::Kind::kNicStall: {
       if (host_stalled(e.host)) break;  // another stall of this NIC goes on
       EgressPort& nic = net_.node(NodeId(e.host)).port(PortId(0));
-      nic.peer()->port(nic.peer_port()).set_peer_stalled(false);
+      EgressPort& to_nic = nic.peer()->port(nic.peer_port());
+      mark_queued_flows(to_nic);
+      to_nic.set_peer_stalled(false);
       storm_pause(i, false);
       break;
     }

@@ -122,6 +122,7 @@ class FaultInjector final : public EventHandler, public PauseObserver {
   void end(uint32_t event);
   void refresh_direction(uint32_t link, bool from_a);
   bool host_stalled(uint32_t host) const;
+  void mark_queued_flows(const EgressPort& port);
   void converge(uint32_t event, bool links_up);
   void storm_pause(uint32_t event, bool xoff);
   // Watchdog state per (switch port, queue), keyed port_key * 32 + queue.
