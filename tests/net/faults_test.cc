@@ -166,10 +166,10 @@ TEST(Faults, AStormPausesTheSwitchAndTheWatchdogFreesItAtTheThreshold) {
   EXPECT_GT(exp.faults()->storm_pause_frames(), 1u) << "the stalled NIC refreshes its XOFF";
 }
 
-// Five switches in a ring, one host each; host i sends to host i + 2, whose only shortest
-// route runs clockwise through switch i + 1. Each ring link carries two flows at line rate:
-// its queue fills, PAUSEs run round the ring and close a cycle of buffer dependencies.
-TEST(Faults, ACyclicBufferDependencyIsReportedAsADeadlockWithItsCycle) {
+// Five switches in a ring (s0..s4, nodes 5..9), host i (node i) on switch i, 100 Gb/s and
+// 1 us links; hosts 0..flows-1 send `bytes` to the host two switches on; the deadlock
+// detector looks every 50 us for cycles paused 200 us.
+ExperimentSpec ring5(uint32_t flows, uint64_t bytes) {
   ExperimentSpec spec;
   TopologySpec& t = spec.topology;
   for (uint32_t i = 0; i < 5; ++i)
@@ -180,9 +180,17 @@ TEST(Faults, ACyclicBufferDependencyIsReportedAsADeadlockWithItsCycle) {
   for (uint32_t i = 0; i < 5; ++i) t.add_link(5 + i, 5 + (i + 1) % 5, gbps(100), Delta::from_us(1));
   spec.network.switch_config.ecn.enabled = false;
   spec.transport.rto = Delta::from_ms(1);
-  for (uint32_t i = 0; i < 5; ++i) spec.flows.push_back(test::flow(i, (i + 2) % 5, 10'000'000));
+  for (uint32_t i = 0; i < flows; ++i) spec.flows.push_back(test::flow(i, (i + 2) % 5, bytes));
   spec.faults.deadlock.check_interval = Delta::from_us(50);
   spec.faults.deadlock.persist = Delta::from_us(200);
+  return spec;
+}
+
+// Five switches in a ring, one host each; host i sends to host i + 2, whose only shortest
+// route runs clockwise through switch i + 1. Each ring link carries two flows at line rate:
+// its queue fills, PAUSEs run round the ring and close a cycle of buffer dependencies.
+TEST(Faults, ACyclicBufferDependencyIsReportedAsADeadlockWithItsCycle) {
+  const ExperimentSpec spec = ring5(5, 10'000'000);
   Experiment exp(spec);
   const RunStats st = exp.run(Time{Delta::from_ms(50).ps});
   ASSERT_NE(exp.faults()->deadlock(), nullptr) << "no deadlock by " << st.sim_end.us() << " us";
@@ -205,19 +213,7 @@ TEST(Faults, ACyclicBufferDependencyIsReportedAsADeadlockWithItsCycle) {
 // The same ring without the flows that close the cycle (two neighbours' flows only): the
 // queues pause, but no cycle forms, and the run finishes.
 TEST(Faults, PausesWithoutACycleAreNoDeadlock) {
-  ExperimentSpec spec;
-  TopologySpec& t = spec.topology;
-  for (uint32_t i = 0; i < 5; ++i)
-    t.add_node(NodeKind::kHost, Layer::kHost, "h" + std::to_string(i));
-  for (uint32_t i = 0; i < 5; ++i)
-    t.add_node(NodeKind::kSwitch, Layer::kEdge, "s" + std::to_string(i));
-  for (uint32_t i = 0; i < 5; ++i) t.add_link(i, 5 + i, gbps(100), Delta::from_us(1));
-  for (uint32_t i = 0; i < 5; ++i) t.add_link(5 + i, 5 + (i + 1) % 5, gbps(100), Delta::from_us(1));
-  spec.network.switch_config.ecn.enabled = false;
-  spec.transport.rto = Delta::from_ms(1);
-  for (uint32_t i = 0; i < 2; ++i) spec.flows.push_back(test::flow(i, (i + 2) % 5, 2'000'000));
-  spec.faults.deadlock.check_interval = Delta::from_us(50);
-  spec.faults.deadlock.persist = Delta::from_us(200);
+  const ExperimentSpec spec = ring5(2, 2'000'000);
   Experiment exp(spec);
   test::run_checked(exp);
   EXPECT_EQ(exp.faults()->deadlock(), nullptr);
