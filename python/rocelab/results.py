@@ -4,6 +4,7 @@ sweep directory (sweep.csv, runs.csv, runs/<point>/<scheme>/seed-<n>/). The dict
 need only the standard library; read_flows, read_collectives, read_runs and read_sweep return pandas
 DataFrames (Debian's python3-pandas)."""
 import csv
+import glob
 import json
 import os
 
@@ -53,6 +54,16 @@ def run_dirs(root):
         if "summary.json" in files:
             out.append(d)
     return sorted(out)
+
+
+def summaries_by_point(sweep_dir):
+    """{(point, scheme): [summary, ...]} over the seeds of a sweep directory (study tables)."""
+    out = {}
+    for f in sorted(glob.glob(os.path.join(sweep_dir, "runs", "*", "*", "seed-*", "summary.json"))):
+        parts = f.split(os.sep)
+        with open(f) as fh:
+            out.setdefault((parts[-4], parts[-3]), []).append(json.load(fh))
+    return out
 
 
 def _sweep_coords(root, run_dir):

@@ -7,11 +7,10 @@ completion time, the job completion time, PAUSE frames and HoL-blocked flows by 
 what the transport saw (packets reordered in the network, timeouts; --full adds the
 slowdown and NAKs).
 """
-import glob
-import json
 import os
 import sys
 
+from rocelab.results import summaries_by_point as runs_of
 from rocelab.stats import mean_ci
 
 SCHEMES = ["flb+rc+pfc", "proteus+dcqcn+pfc", "lbodsn+dcqcn+pfc", "bfc", "conweave+dcqcn+pfc",
@@ -19,16 +18,6 @@ SCHEMES = ["flb+rc+pfc", "proteus+dcqcn+pfc", "lbodsn+dcqcn+pfc", "bfc", "conwea
 LABEL = {"flb+rc+pfc": "FLB+RC", "proteus+dcqcn+pfc": "Proteus", "lbodsn+dcqcn+pfc": "LBoDSN",
          "bfc": "BFC", "conweave+dcqcn+pfc": "ConWeave", "ecmp+dcqcn+pfc": "ECMP",
          "rps+dcqcn+pfc": "spray", "drill+dcqcn+pfc": "DRILL"}
-
-
-def runs_of(sweep_dir):
-    """{(point, scheme): [summary, ...]} over the seeds."""
-    out = {}
-    for f in sorted(glob.glob(os.path.join(sweep_dir, "runs", "*", "*", "seed-*", "summary.json"))):
-        parts = f.split(os.sep)
-        with open(f) as fh:
-            out.setdefault((parts[-4], parts[-3]), []).append(json.load(fh))
-    return out
 
 
 def cell(values, digits=0):

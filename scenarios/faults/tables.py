@@ -5,12 +5,10 @@ usage: PYTHONPATH=python python3 scenarios/faults/tables.py runs/faults/leafspin
 Prints Markdown: per measure, one row per fault case and one column per scheme, the mean
 and 95% interval over the seeds (the median where a few seeds' timeouts dominate).
 """
-import glob
-import json
-import os
 import statistics
 import sys
 
+from rocelab.results import summaries_by_point as runs_of
 from rocelab.stats import mean_ci
 
 SCHEMES = ["ecmp+dcqcn+pfc", "letflow+dcqcn+pfc", "conga+dcqcn+pfc", "drill+dcqcn+pfc",
@@ -22,16 +20,6 @@ LABEL = {"ecmp+dcqcn+pfc": "ECMP", "letflow+dcqcn+pfc": "LetFlow", "conga+dcqcn+
          "proteus+dcqcn+pfc": "Proteus", "lbodsn+dcqcn+pfc": "LBoDSN", "bfc": "BFC"}
 CASES = ["none", "uplink-down", "degraded", "lossy-1e-5", "lossy-1e-3", "storm",
          "storm-watchdog"]
-
-
-def runs_of(sweep_dir):
-    """{(case, scheme): [summary, ...]} over the seeds."""
-    out = {}
-    for f in sorted(glob.glob(os.path.join(sweep_dir, "runs", "*", "*", "seed-*", "summary.json"))):
-        parts = f.split(os.sep)
-        with open(f) as fh:
-            out.setdefault((parts[-4], parts[-3]), []).append(json.load(fh))
-    return out
 
 
 def cell(values, digits, median):

@@ -304,7 +304,7 @@ void FaultInjector::check_deadlock() {
     uint32_t queue;
   };
   std::vector<Held> held;
-  std::map<std::pair<uint32_t, uint32_t>, std::vector<size_t>> by_node;  // (node, -) -> held
+  std::map<uint32_t, std::vector<size_t>> by_node;  // switch -> its entries in held
   Time next_due = Time::never();
   for (NodeId s : net_.switches()) {
     Switch& sw = net_.switch_at(s);
@@ -318,7 +318,7 @@ void FaultInjector::check_deadlock() {
           next_due = std::min(next_due, due);
           continue;
         }
-        by_node[{s.index(), 0}].push_back(held.size());
+        by_node[s.index()].push_back(held.size());
         held.push_back(Held{s, PortId(static_cast<uint16_t>(p)), static_cast<uint32_t>(q)});
       }
     }
@@ -330,7 +330,7 @@ void FaultInjector::check_deadlock() {
     const EgressPort& qa = net_.node(held[i].node).port(held[i].port);
     const NodeId b = qa.peer()->id();
     const PortId b_in = qa.peer_port();
-    const auto it = by_node.find({b.index(), 0});
+    const auto it = by_node.find(b.index());
     if (it == by_node.end()) continue;
     for (size_t j : it->second) {
       const EgressPort& qb = net_.node(b).port(held[j].port);
