@@ -97,7 +97,7 @@ Bfc::Bfc(Switch& sw, const BfcParams& params)
       first_of_flow_(sw.context().state.layout().declare<uint8_t>(kFirstOfFlowField)),
       control_kind_(sw.context().state.layout().control_kind("bfc")),
       rng_(sw.context().seed, "bfc", sw.id().index()),
-      handler_(sw.context().sim.add_handler(this)),
+      handler_(sw.context().sim.add_handler(this, sw.id().index())),
       release_one_(params.release_waiting == "one"),
       hp_queue_(params.physical_queues + 1),
       overflow_queue_(params.physical_queues),

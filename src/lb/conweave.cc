@@ -45,7 +45,7 @@ ConWeave::ConWeave(const SwitchView& sw, const ConWeaveConfig& cfg)
       tag_(sw.packet_layout().declare<ConWeaveTag>("conweave.tag")),
       control_(sw.packet_layout().declare<ConWeaveControl>("conweave.control")),
       control_kind_(sw.packet_layout().control_kind("conweave")),
-      handler_(sw.sim().add_handler(this)),
+      handler_(sw.sim().add_handler(this, sw.id().index())),
       self_(sw.id().index()),
       reorder_(
           sw,

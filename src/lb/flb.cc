@@ -80,7 +80,7 @@ Flb::Flb(const SwitchView& sw, const FlbConfig& cfg)
       feedback_(sw.packet_layout().declare<Feedback>("flb.feedback")),
       cnm_(sw.packet_layout()),
       cfg_(cfg),
-      handler_(sw.sim().add_handler(this)),
+      handler_(sw.sim().add_handler(this, sw.id().index())),
       self_edge_(sw.routing().edge_index(sw.id().index())),
       table_(cfg.hardware_table, cfg.hardware_entries, cfg.flow_timeout),
       guard_(guard_named(cfg.reroute_guard)) {

@@ -130,7 +130,7 @@ Lbodsn::Lbodsn(const SwitchView& sw, const LbodsnConfig& cfg)
       tag_(sw.packet_layout().declare<LbodsnTag>("lbodsn.tag")),
       control_(sw.packet_layout().declare<LbodsnControl>("lbodsn.control")),
       control_kind_(sw.packet_layout().control_kind("lbodsn")),
-      handler_(sw.sim().add_handler(this)),
+      handler_(sw.sim().add_handler(this, sw.id().index())),
       self_(sw.id().index()),
       mmu_(sw.flow_control().buffer()),
       arriving_pick_(cfg.fcn_flow_pick == "arriving"),

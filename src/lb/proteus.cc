@@ -63,7 +63,7 @@ Proteus::Proteus(const SwitchView& sw, const ProteusConfig& cfg)
       rng_(sw.seed(), "proteus", sw.id().index()),
       tag_(sw.packet_layout().declare<Tag>("proteus.tag")),
       feedback_(sw.packet_layout().declare<Feedback>("proteus.feedback")),
-      handler_(sw.sim().add_handler(this)),
+      handler_(sw.sim().add_handler(this, sw.id().index())),
       self_(sw.id().index()),
       is_edge_(sw.is_edge()),
       subrtt_(static_cast<uint8_t>(std::find(kSubRtt.begin(), kSubRtt.end(), cfg.subrtt) -

@@ -25,7 +25,7 @@ EgressPort::EgressPort(Simulator& sim, Pool<Packet>& pool, Node& owner, PortId i
     : sim_(sim),
       pool_(pool),
       owner_(owner),
-      handler_(sim.add_handler(this)),
+      handler_(sim.add_handler(this, owner.id().index())),
       index_(index),
       num_queues_(static_cast<uint32_t>(num_queues)),
       scheduler_(std::move(scheduler)),
@@ -44,6 +44,7 @@ void EgressPort::connect(Node* peer, PortId peer_port, BitsPerSec rate_bps, Delt
                          Delta resolution) {
   peer_ = peer;
   peer_port_ = peer_port;
+  peer_lp_ = peer->id().index();
   delay_ = delay;
   nominal_rate_bps_ = rate_bps;
   set_rate(rate_bps);
@@ -351,15 +352,18 @@ void EgressPort::start_transmission(PacketId pkt) {
     schedule_next_after_frame();
     return;
   }
-  // The frame's arrival is known now; the ring keeps one delivery event pending.
+  // The frame's arrival is known now; the ring keeps one delivery event pending. The
+  // delivery runs at the peer, ordered as this node scheduled it now.
   const Time arrival = busy_until_ + delay_;
+  const uint64_t delivery_seq = sim_.reserve_seq();
   if (on_wire_++ == 0) {
     wire_head_ = pkt;
-    sim_.schedule(arrival, handler_, kDeliver);
+    sim_.schedule_reserved_on(peer_lp_, arrival, delivery_seq, handler_, kDeliver);
   } else {
     Packet& tail = pool_[wire_tail_.index()];
     tail.next_on_wire = pkt;
     tail.next_on_wire_arrival = arrival;
+    tail.next_on_wire_seq = delivery_seq;
   }
   wire_tail_ = pkt;
   schedule_next_after_frame();
@@ -405,7 +409,9 @@ void EgressPort::on_event(uint32_t kind, uint64_t arg) {
       if (--on_wire_ > 0) {
         const Packet& p = pool_[pkt.index()];
         wire_head_ = p.next_on_wire;
-        sim_.schedule(p.next_on_wire_arrival, handler_, kDeliver);
+        // This delivery runs at the peer's LP, as the next one does.
+        sim_.schedule_reserved_on(sim_.current_lp(), p.next_on_wire_arrival, p.next_on_wire_seq,
+                                  handler_, kDeliver);
         __builtin_prefetch(&pool_[wire_head_.index()]);  // the peer reads it next
       }
       if (loses_on_delivery_) [[unlikely]] {

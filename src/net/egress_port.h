@@ -264,6 +264,7 @@ class EgressPort final {
   uint32_t control_frames_ = 0;
   uint64_t tx_data_bytes_ = 0;    // wire bytes of data frames
   uint64_t tx_data_packets_ = 0;  // data frames (summed over ports: data-packet hops)
+  LpId peer_lp_ = kGlobalLp;      // where deliveries run: the peer node's LP
   bool busy_ = false;
   bool choosing_ = false;
   bool tx_done_pending_ = false;

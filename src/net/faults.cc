@@ -12,7 +12,7 @@ namespace rocelab {
 FaultInjector::FaultInjector(Network& net, const FaultsConfig& cfg)
     : net_(net),
       cfg_(cfg),
-      handler_(net.sim().add_handler(this)),
+      handler_(net.sim().add_handler(this, kGlobalLp)),
       link_down_(net.topology().links.size(), 0),
       active_(cfg.events.size(), 0),
       ended_(cfg.events.size(), 0),

@@ -66,7 +66,12 @@ struct alignas(64) Packet {
   // packet for here, with the room they took.
   static constexpr uint32_t kInlineStateBytes = 40;
   alignas(8) std::byte inline_state[kInlineStateBytes] = {};
+  // The event sequence number of next_on_wire's delivery, reserved by the sending node
+  // when that frame started (Simulator::reserve_seq): the delivery orders the same whether
+  // the link is cut between threads or not.
+  uint64_t next_on_wire_seq = 0;
 };
+static_assert(sizeof(Packet) == 128);
 
 // Bytes a scheme's own header adds to every data frame and to every ACK/NAK (an INT stack,
 // a tag): declared by load balancers, switch features and congestion controls alike, and

@@ -10,7 +10,7 @@ Pfc::Pfc(Switch& sw, bool pause)
       ctx_(sw.context()),
       pause_(pause),
       timing_(ctx_.pfc_pause),
-      handler_(ctx_.sim.add_handler(this)) {
+      handler_(ctx_.sim.add_handler(this, sw.id().index())) {
   SwitchConfig cfg = sw.config();
   cfg.pfc.enabled = pause;
   std::vector<int64_t> headroom;
@@ -28,7 +28,7 @@ Pfc::Pfc(Host& host)
       ctx_(host.context()),
       pause_(true),
       timing_(ctx_.pfc_pause),
-      handler_(ctx_.sim.add_handler(this)) {}
+      handler_(ctx_.sim.add_handler(this, host.id().index())) {}
 
 bool Pfc::admit(PortId in, PortId, Packet& p) {
   if (!mmu_.admit(in, p.priority, p.wire_bytes)) return false;

@@ -68,9 +68,9 @@ bool EventQueue::note_full_slot(size_t slot, EventKey key) {
       event_key_time(nodes_[slots_[slot].node[st.head]].entry.key) == event_key_time(key))
     return false;
   if (++full_pushes_ < kCountTo) return false;
-  const uint64_t pushes = next_seq_ - seq_at_count_;
+  const uint64_t pushes = pushes_ - pushes_at_count_;
   full_pushes_ = 0;
-  seq_at_count_ = next_seq_;
+  pushes_at_count_ = pushes_;
   if (pushes > uint64_t{16} * kCountTo || width_log2_ <= kMinWidthLog2 ||
       slot_bits() >= kMaxSlotBits)
     return false;

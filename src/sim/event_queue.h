@@ -65,6 +65,11 @@ class EventQueue {
   void push_reserved(Time time, uint64_t seq, uint32_t target, uint32_t kind, uint64_t arg) {
     push_key(make_event_key(time.ps, seq), seq + 1 == next_seq_, EventPayload{target, kind, arg});
   }
+  // An event whose sequence number comes from elsewhere (the simulator's per-process
+  // counters): it orders among events of its time by `seq` alone, wherever it is pushed.
+  void push_keyed(Time time, uint64_t seq, const EventPayload& payload) {
+    push_key(make_event_key(time.ps, seq), false, payload);
+  }
 
   // Removes and returns the next event (the queue must not be empty).
   Event pop();
@@ -140,6 +145,7 @@ class EventQueue {
   // `fresh`: the key's sequence number is the largest yet given (a push, not a reserved
   // number from earlier), so among events of its time it comes last.
   void push_key(EventKey key, bool fresh, const EventPayload& payload) {
+    ++pushes_;
     const uint64_t slot_abs = abs_slot(event_key_time(key));
     // One unsigned comparison: a slot before the cursor wraps round to a large distance.
     // The rare paths (heap, node growth, a full slot) are one out-of-line call, so this
@@ -282,9 +288,10 @@ class EventQueue {
   RadixHeap far_;
   EventKey far_front_ = kNoKey;  // far_'s smallest key, kNoKey when it is empty
   uint64_t next_seq_ = 0;
-  // Growth: pushes that found their slot full since the sequence number stood here.
+  // Growth: pushes that found their slot full since the push count stood here.
+  uint64_t pushes_ = 0;
   uint32_t full_pushes_ = 0;
-  uint64_t seq_at_count_ = 0;
+  uint64_t pushes_at_count_ = 0;
   // The node listed after the one take_due just took, in its slot (kNoNode: none).
   uint32_t hint_node_ = kNoNode;
   // The slot of the event take_due just took from the wheel, while it holds more: no event

@@ -11,6 +11,20 @@ void Simulator::scheduled_in_past(Time when, Time now) {
   std::abort();
 }
 
+void Simulator::sequence_overflow() const {
+  std::fprintf(stderr, "rocelab: internal error: LP %u scheduled 2^%d events\n", current_lp_,
+               kLpSeqBits);
+  std::abort();
+}
+
+void Simulator::set_handler_lp(uint32_t target, LpId lp) {
+  handler_lp_[target] = lp;
+  if (lp < kGlobalLp && lp >= lp_counts_.size()) {
+    lp_counts_.resize(lp + 1, 0);  // before the run: no event is running
+    enter_lp(current_lp_);
+  }
+}
+
 void Simulator::arm(TimerSlot& slot, Time when, uint32_t target, uint32_t kind, uint32_t key) {
   slot.deadline = when;
   if (slot.scheduled <= when) return;  // the live event fires first and re-queues itself
@@ -54,9 +68,11 @@ void Simulator::run_until(Time until) {
     // its handler object, last touched many events ago.
     const uint32_t next = queue_.next_target_hint();
     if (next != EventQueue::kNoTarget) __builtin_prefetch(handlers_[next].object);
+    enter_lp(e.payload.kind >> kEventKindBits);
     const HandlerEntry& h = handlers_[e.payload.target];
-    h.on_event(h.object, e.payload.kind, e.payload.arg);
+    h.on_event(h.object, e.payload.kind & ((1u << kEventKindBits) - 1), e.payload.arg);
   }
+  enter_lp(kGlobalLp);
   // With events left beyond `until`, the clock stands at `until`; with none left it stays
   // at the last event, so that a drained simulation reports when it really ended.
   if (!stop_requested_ && !queue_.empty() && now_ < until) now_ = until;

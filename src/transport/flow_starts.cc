@@ -7,8 +7,12 @@
 
 namespace rocelab {
 
-FlowStarts::FlowStarts(Simulator& sim, std::function<void(FlowId)> start)
-    : sim_(sim), start_(std::move(start)), handler_(sim.add_handler(this)) {}
+FlowStarts::FlowStarts(Simulator& sim, std::function<void(FlowId)> start,
+                       std::function<LpId(FlowId)> lp_of)
+    : sim_(sim),
+      start_(std::move(start)),
+      lp_of_(std::move(lp_of)),
+      handler_(sim.add_handler(this)) {}
 
 void FlowStarts::reserve(size_t n) {
   pending_.reserve(n);
@@ -63,7 +67,8 @@ void FlowStarts::queue_earliest() {
   if (!e || queued_[e->flow.index()]) return;
   queued_[e->flow.index()] = 1;
   ++queued_count_;
-  sim_.schedule_reserved(e->start, e->seq, handler_, kFlowStart, e->flow.index());
+  sim_.schedule_reserved_on(lp_of_(e->flow), e->start, e->seq, handler_, kFlowStart,
+                            e->flow.index());
 }
 
 void FlowStarts::on_start_event(FlowId f) {

@@ -17,8 +17,9 @@ namespace rocelab {
 
 class FlowStarts final : public EventHandler {
  public:
-  // `start` is called once per flow, at its start time.
-  FlowStarts(Simulator& sim, std::function<void(FlowId)> start);
+  // `start` is called once per flow, at its start time, as an event of the node `lp_of`
+  // names (the flow's sender).
+  FlowStarts(Simulator& sim, std::function<void(FlowId)> start, std::function<LpId(FlowId)> lp_of);
   // The simulator holds `this` as an event handler.
   FlowStarts(const FlowStarts&) = delete;
   FlowStarts& operator=(const FlowStarts&) = delete;
@@ -47,6 +48,7 @@ class FlowStarts final : public EventHandler {
 
   Simulator& sim_;
   std::function<void(FlowId)> start_;
+  std::function<LpId(FlowId)> lp_of_;
   uint32_t handler_;
   // pending_ from next_ on is sorted (flows added in start order, the usual case, append in
   // O(1)); flows added earlier than its last go to the min-heap late_.

@@ -17,7 +17,9 @@ RdmaTransport::RdmaTransport(Network& net, const TransportConfig& cfg,
       cc_(std::move(cc)),
       handler_(net.sim().add_handler(this)),
       hosts_(net.node_count()),
-      starts_(net.sim(), [this](FlowId f) { start_flow(f); }) {
+      starts_(
+          net.sim(), [this](FlowId f) { start_flow(f); },
+          [this](FlowId f) { return LpId{flows_[f.index()].src.index()}; }) {
   TransportConfig with_path = cfg_;
   ensure_path_params(with_path);  // a config made in code may name the policy alone
   path_ = with_path.path_params->build();

@@ -6,7 +6,7 @@
 namespace rocelab {
 
 BufferSampler::BufferSampler(Experiment& exp, Delta interval)
-    : exp_(exp), interval_(interval), handler_(exp.sim().add_handler(this)) {
+    : exp_(exp), interval_(interval), handler_(exp.sim().add_handler(this, kGlobalLp)) {
   exp.sim().schedule(Time::zero() + interval_, handler_, 0);
 }
 

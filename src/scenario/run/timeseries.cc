@@ -10,7 +10,7 @@ namespace rocelab {
 
 TimeSeriesRecorder::TimeSeriesRecorder(Experiment& exp, const OutputConfig& cfg,
                                        const std::string& dir)
-    : exp_(exp), cfg_(cfg), handler_(exp.sim().add_handler(this)) {
+    : exp_(exp), cfg_(cfg), handler_(exp.sim().add_handler(this, kGlobalLp)) {
   std::filesystem::create_directories(dir);
   Network& net = exp.network();
   for (NodeId s : net.switches()) {
