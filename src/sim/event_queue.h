@@ -86,6 +86,11 @@ class EventQueue {
   // leaves the queue as it was. The simulator's loop: one call per event, where top_time()
   // and pop() would find the front twice.
   bool take_due(Time until, EventEntry& out) {
+    return take_before(until.ps == INT64_MAX ? kNoKey : make_event_key(until.ps + 1, 0), out);
+  }
+  // The same with the bound a key (exclusive): a parallel run's window ends between two
+  // events of one picosecond when a global event falls there.
+  bool take_before(EventKey bound, EventEntry& out) {
     EventKey best = kNoKey;
     size_t slot = 0;
     if (wheel_size_ > 0) {
@@ -93,17 +98,21 @@ class EventQueue {
       best = head_key(slot);
     }
     if (far_front_ < best) {  // the heap's front is earlier (kNoKey: the heap is empty)
-      if (event_key_time(far_front_) > until.ps) return false;
+      if (far_front_ >= bound) return false;
       out = pop_far();
       hint_node_ = kNoNode;
       live_slot_ = kNoSlot;  // its handler may push into a slot before the live one
     } else {
-      if (best == kNoKey || event_key_time(best) > until.ps) return false;
+      if (best >= bound) return false;  // kNoKey: the wheel is empty
       out = unlink_front(slot);
     }
     cursor_ = abs_slot(event_key_time(out.key));
     return true;
   }
+  // No event has this key: time and sequence both at their maximum.
+  static constexpr EventKey kNoKey = ~EventKey{0};
+  // The smallest key, kNoKey when the queue is empty.
+  EventKey peek_key() { return empty() ? kNoKey : front_key(); }
 
  private:
   // A slot whose places up to this many have been used since it last emptied sends further
@@ -138,9 +147,6 @@ class EventQueue {
     };
   };
   static constexpr uint32_t kNoNode = UINT32_MAX;
-
-  // No event has this key: time and sequence both at their maximum.
-  static constexpr EventKey kNoKey = ~EventKey{0};
 
   // `fresh`: the key's sequence number is the largest yet given (a push, not a reserved
   // number from earlier), so among events of its time it comes last.

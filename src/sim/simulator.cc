@@ -1,9 +1,46 @@
 #include "sim/simulator.h"
 
+#include <algorithm>
+#include <atomic>
+#include <barrier>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
 
 namespace rocelab {
+
+Simulator::Simulator() {
+  parts_.push_back(std::make_unique<SimPartition>());
+  solo_ = parts_.back().get();
+  solo_->queue.reserve(1 << 12);
+  enter_lp(*solo_, kGlobalLp);
+}
+
+Simulator::~Simulator() = default;
+
+SimPartition& Simulator::parallel_cur() const {
+  return tls_partition_ ? *tls_partition_ : *parts_.back();
+}
+
+uint64_t Simulator::events_processed() const {
+  uint64_t n = 0;
+  for (const auto& p : parts_) n += p->events_processed;
+  return n;
+}
+
+size_t Simulator::pending_events() const {
+  size_t n = 0;
+  for (const auto& p : parts_) n += p->queue.size();
+  return n;
+}
+
+bool Simulator::stop_requested() const {
+  return std::any_of(parts_.begin(), parts_.end(), [](const auto& p) { return p->stop_requested; });
+}
 
 void Simulator::scheduled_in_past(Time when, Time now) {
   std::fprintf(stderr, "rocelab: internal error: event scheduled at %lld ps before now %lld ps\n",
@@ -11,9 +48,20 @@ void Simulator::scheduled_in_past(Time when, Time now) {
   std::abort();
 }
 
-void Simulator::sequence_overflow() const {
-  std::fprintf(stderr, "rocelab: internal error: LP %u scheduled 2^%d events\n", current_lp_,
+void Simulator::sequence_overflow(const SimPartition& p) const {
+  std::fprintf(stderr, "rocelab: internal error: LP %u scheduled 2^%d events\n", p.current_lp,
                kLpSeqBits);
+  std::abort();
+}
+
+void Simulator::crossed_inside_window(const SimPartition& p, LpId lp, Time when) const {
+  std::fprintf(stderr,
+               "rocelab: internal error: LP %u scheduled an event for LP %u at %lld ps, inside "
+               "the window that ends at %lld ps (lookahead %lld ps): LPs of different "
+               "partitions must be at least the lookahead apart\n",
+               p.current_lp, lp, static_cast<long long>(when.ps),
+               static_cast<long long>(event_key_time(window_end_)),
+               static_cast<long long>(lookahead_.ps));
   std::abort();
 }
 
@@ -21,7 +69,7 @@ void Simulator::set_handler_lp(uint32_t target, LpId lp) {
   handler_lp_[target] = lp;
   if (lp < kGlobalLp && lp >= lp_counts_.size()) {
     lp_counts_.resize(lp + 1, 0);  // before the run: no event is running
-    enter_lp(current_lp_);
+    for (auto& p : parts_) enter_lp(*p, p->current_lp);
   }
 }
 
@@ -37,7 +85,8 @@ bool Simulator::timer_fired(TimerSlot& slot, uint64_t arg, uint32_t target, uint
   if (static_cast<uint32_t>(arg >> 32) != slot.version) return false;  // stale event
   slot.scheduled = Time::never();
   if (!slot.armed()) return false;  // cancelled
-  if (slot.deadline > now_) {       // moved later: follow it
+  const Time now = this->now();
+  if (slot.deadline > now) {  // moved later: follow it
     ++slot.version;
     slot.scheduled = slot.deadline;
     schedule(slot.deadline, target, kind,
@@ -49,33 +98,224 @@ bool Simulator::timer_fired(TimerSlot& slot, uint64_t arg, uint32_t target, uint
 }
 
 void Simulator::set_event_horizon(Delta horizon) {
-  // Slots of at least 256 ps to start with: the wheel makes them finer itself where the
-  // fabric's events are dense enough to fill them.
-  int width_log2 = 8;
-  while ((int64_t{1} << width_log2) * static_cast<int64_t>(queue_.slots()) < horizon.ps &&
-         width_log2 < 40)
-    ++width_log2;
-  if (width_log2 != queue_.slot_width_log2()) queue_.set_slot_width_log2(width_log2);
+  for (auto& p : parts_) {
+    EventQueue& q = p->queue;
+    // Slots of at least 256 ps to start with: the wheel makes them finer itself where the
+    // fabric's events are dense enough to fill them.
+    int width_log2 = 8;
+    while ((int64_t{1} << width_log2) * static_cast<int64_t>(q.slots()) < horizon.ps &&
+           width_log2 < 40)
+      ++width_log2;
+    if (width_log2 != q.slot_width_log2()) q.set_slot_width_log2(width_log2);
+  }
+}
+
+void Simulator::set_partitions(const std::vector<uint32_t>& lp_partition, uint32_t count,
+                               Delta lookahead, uint32_t threads) {
+  if (count == 0) throw std::invalid_argument("a parallel run needs at least one partition");
+  if (lookahead.ps <= 0)
+    throw std::invalid_argument("a parallel run needs a positive lookahead (the cut links' delay)");
+  if (lp_partition.size() < lp_counts_.size())
+    throw std::invalid_argument("set_partitions: " + std::to_string(lp_counts_.size()) +
+                                " LPs, a partition for " + std::to_string(lp_partition.size()));
+  for (const uint32_t part : lp_partition)
+    if (part >= count)
+      throw std::invalid_argument("set_partitions: partition " + std::to_string(part) + " of " +
+                                  std::to_string(count));
+  // The events queued so far, to be filed again by the LP each runs at.
+  std::vector<EventEntry> queued;
+  Time now = Time::zero();
+  for (auto& p : parts_) {
+    now = std::max(now, p->now);
+    EventEntry e;
+    while (p->queue.take_before(EventQueue::kNoKey, e)) queued.push_back(e);
+  }
+  const int width_log2 = parts_.front()->queue.slot_width_log2();
+  parts_.clear();
+  for (uint32_t i = 0; i <= count; ++i) {
+    parts_.push_back(std::make_unique<SimPartition>());
+    SimPartition& p = *parts_.back();
+    if (p.queue.slot_width_log2() != width_log2) p.queue.set_slot_width_log2(width_log2);
+    p.now = now;
+    p.outbox.resize(count + 1);
+    enter_lp(p, kGlobalLp);
+  }
+  solo_ = nullptr;
+  lp_partition_ = lp_partition;
+  lookahead_ = lookahead;
+  threads_ = std::max(threads, 1u);
+  profile_ = ParallelProfile{};
+  profile_.partition_events.assign(count, 0);
+  for (const EventEntry& e : queued) {
+    const LpId lp = e.payload.kind >> kEventKindBits;
+    SimPartition& d = *parts_[lp == kGlobalLp ? count : lp_partition_[lp]];
+    d.queue.push_keyed(Time{event_key_time(e.key)}, static_cast<uint64_t>(e.key), e.payload);
+  }
+}
+
+void Simulator::route(SimPartition& p, LpId lp, Time when, uint64_t seq,
+                      const EventPayload& payload) {
+  const auto global = static_cast<uint32_t>(parts_.size() - 1);
+  if (lp != kGlobalLp && lp >= lp_partition_.size()) {
+    std::fprintf(stderr, "rocelab: internal error: LP %u has no partition\n", lp);
+    std::abort();
+  }
+  const uint32_t dest = lp == kGlobalLp ? global : lp_partition_[lp];
+  SimPartition& d = *parts_[dest];
+  // The global LP runs between windows, when no worker runs: it files events directly.
+  if (&d == &p || tls_partition_ == nullptr) {
+    d.queue.push_keyed(when, seq, payload);
+    return;
+  }
+  const EventKey key = make_event_key(when.ps, seq);
+  if (key < window_end_) crossed_inside_window(p, lp, when);
+  p.outbox[dest].push_back(EventEntry{key, payload});
 }
 
 void Simulator::run_until(Time until) {
-  stop_requested_ = false;
+  if (solo_) [[likely]] {
+    run_serial(*solo_, until);
+  } else {
+    run_parallel(until);
+  }
+}
+
+void Simulator::run_serial(SimPartition& p, Time until) {
+  p.stop_requested = false;
   EventEntry e;
-  while (!stop_requested_ && queue_.take_due(until, e)) {
-    now_ = Time{event_key_time(e.key)};
-    ++events_processed_;
+  while (!p.stop_requested && p.queue.take_due(until, e)) {
+    p.now = Time{event_key_time(e.key)};
+    ++p.events_processed;
     // The next event's handler is loaded while this one runs: each event's first miss is
     // its handler object, last touched many events ago.
-    const uint32_t next = queue_.next_target_hint();
+    const uint32_t next = p.queue.next_target_hint();
     if (next != EventQueue::kNoTarget) __builtin_prefetch(handlers_[next].object);
-    enter_lp(e.payload.kind >> kEventKindBits);
+    enter_lp(p, e.payload.kind >> kEventKindBits);
     const HandlerEntry& h = handlers_[e.payload.target];
     h.on_event(h.object, e.payload.kind & ((1u << kEventKindBits) - 1), e.payload.arg);
   }
-  enter_lp(kGlobalLp);
+  enter_lp(p, kGlobalLp);
   // With events left beyond `until`, the clock stands at `until`; with none left it stays
   // at the last event, so that a drained simulation reports when it really ended.
-  if (!stop_requested_ && !queue_.empty() && now_ < until) now_ = until;
+  if (!p.stop_requested && !p.queue.empty() && p.now < until) p.now = until;
+}
+
+void Simulator::run_event(SimPartition& p, const EventEntry& e) {
+  p.now = Time{event_key_time(e.key)};
+  ++p.events_processed;
+  ++p.window_events;
+  enter_lp(p, e.payload.kind >> kEventKindBits);
+  const HandlerEntry& h = handlers_[e.payload.target];
+  h.on_event(h.object, e.payload.kind & ((1u << kEventKindBits) - 1), e.payload.arg);
+}
+
+void Simulator::run_window(SimPartition& p) {
+  tls_partition_ = &p;
+  EventEntry e;
+  // A stop asked for here takes effect at the window's end: every partition then stands
+  // at the same point of the order.
+  while (p.queue.take_before(window_end_, e)) run_event(p, e);
+  enter_lp(p, kGlobalLp);
+  tls_partition_ = nullptr;
+}
+
+bool Simulator::plan_window(Time until) {
+  const size_t nodes = parts_.size() - 1;
+  uint64_t busiest = 0, events = 0;
+  for (size_t i = 0; i < nodes; ++i) {
+    SimPartition& p = *parts_[i];
+    for (size_t d = 0; d < p.outbox.size(); ++d) {
+      for (const EventEntry& e : p.outbox[d])
+        parts_[d]->queue.push_keyed(Time{event_key_time(e.key)}, static_cast<uint64_t>(e.key),
+                                    e.payload);
+      p.outbox[d].clear();
+    }
+    busiest = std::max(busiest, p.window_events);
+    events += p.window_events;
+    profile_.partition_events[i] += p.window_events;
+    p.window_events = 0;
+  }
+  if (events > 0) {
+    ++profile_.windows;
+    profile_.node_events += events;
+    profile_.critical_path_events += busiest;
+  }
+  if (stop_requested()) return false;
+  SimPartition& global = *parts_.back();
+  for (;;) {
+    EventKey node_front = EventQueue::kNoKey;
+    for (size_t i = 0; i < nodes; ++i)
+      node_front = std::min(node_front, parts_[i]->queue.peek_key());
+    const EventKey global_front = global.queue.peek_key();
+    const EventKey first = std::min(node_front, global_front);
+    if (first == EventQueue::kNoKey || event_key_time(first) > until.ps) return false;
+    if (global_front < node_front) {  // a global event: every node has run up to it
+      EventEntry e;
+      global.queue.take_before(EventQueue::kNoKey, e);
+      run_event(global, e);
+      enter_lp(global, kGlobalLp);
+      global.window_events = 0;
+      ++profile_.global_events;
+      if (global.stop_requested) return false;
+      continue;
+    }
+    EventKey end = make_event_key(event_key_time(node_front) + lookahead_.ps, 0);
+    end = std::min(end, global_front);
+    if (until.ps != INT64_MAX) end = std::min(end, make_event_key(until.ps + 1, 0));
+    window_end_ = end;
+    return true;
+  }
+}
+
+void Simulator::run_parallel(Time until) {
+  for (auto& p : parts_) p->stop_requested = false;
+  const auto nodes = static_cast<uint32_t>(parts_.size() - 1);
+  std::atomic<uint32_t> next{0};
+  bool done = false;
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  auto keep_error = [&] {
+    const std::lock_guard<std::mutex> lock(error_mutex);
+    if (!error) error = std::current_exception();
+  };
+  // Between windows, on the last thread to arrive: the others wait at the barrier.
+  auto between_windows = [&]() noexcept {
+    tls_partition_ = nullptr;
+    try {
+      done = error != nullptr || !plan_window(until);
+    } catch (...) {
+      keep_error();
+      done = true;
+    }
+    next.store(0, std::memory_order_relaxed);
+  };
+  std::barrier sync(static_cast<std::ptrdiff_t>(threads_), between_windows);
+  // Each window, each thread takes the next partition not taken yet: a busy partition
+  // holds one thread while the others run the rest.
+  auto work = [&] {
+    for (;;) {
+      sync.arrive_and_wait();
+      if (done) return;
+      for (uint32_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < nodes;) {
+        try {
+          run_window(*parts_[i]);
+        } catch (...) {
+          tls_partition_ = nullptr;
+          keep_error();
+        }
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (uint32_t t = 1; t < threads_; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+  // Every partition's clock at the run's end, as a serial run's would stand.
+  Time end = Time::zero();
+  for (const auto& p : parts_) end = std::max(end, p->now);
+  if (!stop_requested() && pending_events() > 0 && end < until) end = until;
+  for (auto& p : parts_) p->now = end;
 }
 
 }  // namespace rocelab

@@ -5,6 +5,7 @@
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <type_traits>
 #include <vector>
 
@@ -45,18 +46,46 @@ inline constexpr LpId kAnyLp = UINT32_MAX;  // a handler's events run where they
 // Handler kinds are small numbers: an event stores its LP beside its kind.
 inline constexpr uint32_t kEventKindBits = 8;
 
+// One partition's event list and clock: the events of a set of LPs, run by one thread at a
+// time. A serial run has one; a parallel run one per partition and one for the global LP.
+struct SimPartition {
+  EventQueue queue;
+  Time now = Time::zero();
+  LpId current_lp = kGlobalLp;
+  uint64_t* current_count = nullptr;
+  uint64_t events_processed = 0;
+  uint64_t window_events = 0;  // events of the window running now
+  bool stop_requested = false;
+  // Events for other partitions' LPs (the last: the global LP's), joined at the window's end.
+  std::vector<std::vector<EventEntry>> outbox;
+};
+
+// What a parallel run's windows looked like: how evenly the work spread.
+struct ParallelProfile {
+  uint64_t windows = 0;
+  uint64_t node_events = 0;    // events of node partitions
+  uint64_t global_events = 0;  // events of the global LP, run between windows
+  // Sum over windows of the busiest partition's events: with a core per partition, the
+  // events on the critical path.
+  uint64_t critical_path_events = 0;
+  std::vector<uint64_t> partition_events;
+};
+
 class Simulator {
  public:
-  Simulator() { queue_.reserve(1 << 12); }
+  Simulator();
+  ~Simulator();
   Simulator(const Simulator&) = delete;
   Simulator& operator=(const Simulator&) = delete;
 
-  Time now() const { return now_; }
-  uint64_t events_processed() const { return events_processed_; }
-  size_t pending_events() const { return queue_.size(); }
+  Time now() const { return cur().now; }
+  uint64_t events_processed() const;
+  size_t pending_events() const;
   // The event list's timing wheel as it stands (it grows in a dense fabric).
-  size_t event_wheel_slots() const { return queue_.slots(); }
-  int64_t event_slot_width_ps() const { return int64_t{1} << queue_.slot_width_log2(); }
+  size_t event_wheel_slots() const { return parts_.front()->queue.slots(); }
+  int64_t event_slot_width_ps() const {
+    return int64_t{1} << parts_.front()->queue.slot_width_log2();
+  }
 
   // Registers a handler; events for the returned target go to its on_event. The call goes
   // through a per-type function kept in the handler table, not through the object's vtable:
@@ -78,49 +107,46 @@ class Simulator {
   void set_handler_lp(uint32_t target, LpId lp);
   LpId handler_lp(uint32_t target) const { return handler_lp_[target]; }
   // The LP of the event running now (kGlobalLp outside events).
-  LpId current_lp() const { return current_lp_; }
+  LpId current_lp() const { return cur().current_lp; }
   // Runs `fn` as if an event of `lp` ran it: what it schedules is ordered by that LP's
   // count (a node's own setup, a scripted event acting on a node).
   template <class Fn>
   void run_as(LpId lp, Fn&& fn) {
-    const LpId saved = current_lp_;
-    enter_lp(lp);
+    SimPartition& p = cur();
+    const LpId saved = p.current_lp;
+    enter_lp(p, lp);
     fn();
-    enter_lp(saved);
+    enter_lp(p, saved);
   }
 
   // Inline: the push is a few instructions, and the call was a tenth of the event list's.
   void schedule(Time when, uint32_t target, uint32_t kind, uint64_t arg = 0) {
-    schedule_reserved_on(exec_lp(target), when, next_seq(), target, kind, arg);
+    SimPartition& p = cur();
+    push(p, exec_lp(p, target), when, next_seq(p), target, kind, arg);
   }
   // An event of a handler that serves several nodes, to run at node `lp` (a flow's start).
   void schedule_on(LpId lp, Time when, uint32_t target, uint32_t kind, uint64_t arg = 0) {
-    schedule_reserved_on(lp, when, next_seq(), target, kind, arg);
+    SimPartition& p = cur();
+    push(p, lp, when, next_seq(p), target, kind, arg);
   }
   // An event known now but put in the queue later (to keep the queue small): reserve its
   // sequence number now, schedule it with schedule_reserved later, and it runs exactly
   // where it would have run had it been scheduled at the reservation.
-  uint64_t reserve_seq() { return next_seq(); }
+  uint64_t reserve_seq() { return next_seq(cur()); }
   void schedule_reserved(Time when, uint64_t seq, uint32_t target, uint32_t kind,
                          uint64_t arg = 0) {
-    schedule_reserved_on(exec_lp(target), when, seq, target, kind, arg);
+    SimPartition& p = cur();
+    push(p, exec_lp(p, target), when, seq, target, kind, arg);
   }
   void schedule_reserved_on(LpId lp, Time when, uint64_t seq, uint32_t target, uint32_t kind,
                             uint64_t arg = 0) {
-    if (when < now_) [[unlikely]]
-      scheduled_in_past(when, now_);
-    assert(kind < (1u << kEventKindBits) && lp <= kGlobalLp);
-    queue_.push_keyed(when, seq, EventPayload{target, kind | (lp << kEventKindBits), arg});
+    push(cur(), lp, when, seq, target, kind, arg);
   }
   void schedule_in(Delta delay, uint32_t target, uint32_t kind, uint64_t arg = 0) {
-    schedule(now_ + delay, target, kind, arg);
+    schedule(now() + delay, target, kind, arg);
   }
-  // The LP that scheduled an event, from its sequence number, and the LP it runs at.
+  // The LP that scheduled an event, from its sequence number.
   static LpId origin_lp(uint64_t seq) { return static_cast<LpId>(seq >> kLpSeqBits); }
-  LpId exec_lp(uint32_t target) const {
-    const LpId lp = handler_lp_[target];
-    return lp == kAnyLp ? current_lp_ : lp;
-  }
 
   // Timers. `key` (32 bits) comes back in the low half of the event's arg.
   void arm(TimerSlot& slot, Time when, uint32_t target, uint32_t kind, uint32_t key = 0);
@@ -133,14 +159,34 @@ class Simulator {
   // ones wait in its heap). A tuning knob only: the order of events never depends on it.
   void set_event_horizon(Delta horizon);
 
-  // Runs events with time <= until (or until stop() or no events are left).
+  // Parallel runs. The LPs are spread over `count` partitions (`lp_partition[lp]`, every
+  // node LP; the global LP has a partition of its own), each with its own event list, run
+  // by `threads` threads in windows no longer than `lookahead`: an event one partition
+  // schedules for another's LP must lie at least `lookahead` ahead (a frame over a cut
+  // link), and then joins that list at the window's end. The global LP's events run
+  // between windows, on one thread, where they may touch any node. Events run in the same
+  // order within each LP, and the same LP-to-LP order, as in a serial run, so the results
+  // are the same for any partitioning and thread count. Call before the run, after the
+  // handlers are registered; events already scheduled move to their partitions.
+  void set_partitions(const std::vector<uint32_t>& lp_partition, uint32_t count, Delta lookahead,
+                      uint32_t threads);
+  bool parallel() const { return solo_ == nullptr; }
+  uint32_t partition_count() const { return parallel() ? uint32_t(parts_.size() - 1) : 1; }
+  uint32_t thread_count() const { return threads_; }
+  Delta lookahead() const { return lookahead_; }
+  const ParallelProfile& parallel_profile() const { return profile_; }
+
+  // Runs events with time <= until (or until stop() or no events are left). In a parallel
+  // run a stop takes effect at the end of the window it was asked in.
   void run_until(Time until);
-  void stop() { stop_requested_ = true; }
-  bool stop_requested() const { return stop_requested_; }
+  void stop() { cur().stop_requested = true; }
+  bool stop_requested() const;
 
  private:
   // An event in the past would break causality: a bug in the model, never input. Aborts.
   [[noreturn]] static void scheduled_in_past(Time when, Time now);
+  [[noreturn]] void sequence_overflow(const SimPartition& p) const;
+  [[noreturn]] void crossed_inside_window(const SimPartition& p, LpId lp, Time when) const;
 
   template <class Handler>
   static void dispatch(void* handler, uint32_t kind, uint64_t arg) {
@@ -151,31 +197,68 @@ class Simulator {
     void (*on_event)(void* object, uint32_t kind, uint64_t arg);
   };
 
+  // The partition whose event runs on this thread: the one of a serial run; in a parallel
+  // run the worker's, or (setup, results, global events) the global LP's.
+  SimPartition& cur() const {
+    if (solo_) [[likely]]
+      return *solo_;
+    return parallel_cur();
+  }
+  // Out of line: the thread-local's access code stays off every inlined call's path.
+  [[gnu::noinline]] SimPartition& parallel_cur() const;
+  LpId exec_lp(const SimPartition& p, uint32_t target) const {
+    const LpId lp = handler_lp_[target];
+    return lp == kAnyLp ? p.current_lp : lp;
+  }
   // The next sequence number of the current LP: its id above its own count.
-  uint64_t next_seq() {
-    const uint64_t n = (*current_count_)++;
+  uint64_t next_seq(SimPartition& p) {
+    const uint64_t n = (*p.current_count)++;
     if (n >> kLpSeqBits) [[unlikely]]
-      sequence_overflow();
-    return (static_cast<uint64_t>(current_lp_) << kLpSeqBits) | n;
+      sequence_overflow(p);
+    return (static_cast<uint64_t>(p.current_lp) << kLpSeqBits) | n;
   }
-  [[noreturn]] void sequence_overflow() const;
-  void enter_lp(LpId lp) {
-    current_lp_ = lp;
-    current_count_ = lp < lp_counts_.size() ? &lp_counts_[lp] : &global_count_;
+  void enter_lp(SimPartition& p, LpId lp) {
+    p.current_lp = lp;
+    p.current_count = lp < lp_counts_.size() ? &lp_counts_[lp] : &global_count_;
   }
+  void push(SimPartition& p, LpId lp, Time when, uint64_t seq, uint32_t target, uint32_t kind,
+            uint64_t arg) {
+    if (when < p.now) [[unlikely]]
+      scheduled_in_past(when, p.now);
+    assert(kind < (1u << kEventKindBits) && lp <= kGlobalLp);
+    const EventPayload payload{target, kind | (lp << kEventKindBits), arg};
+    if (solo_) [[likely]] {
+      p.queue.push_keyed(when, seq, payload);
+      return;
+    }
+    route(p, lp, when, seq, payload);
+  }
+  // A parallel run's push: into this partition's list, another's outbox, or (from the
+  // global LP, between windows) straight into the other's list.
+  void route(SimPartition& p, LpId lp, Time when, uint64_t seq, const EventPayload& payload);
+  void run_serial(SimPartition& p, Time until);
+  void run_parallel(Time until);
+  // Runs partition `p`'s events before window_end_ (a worker), or one event (global).
+  void run_window(SimPartition& p);
+  void run_event(SimPartition& p, const EventEntry& e);
+  // Between windows: joins the outboxes, runs the global events due, and plans the next
+  // window; false when the run is over.
+  bool plan_window(Time until);
 
-  EventQueue queue_;
   std::vector<HandlerEntry> handlers_;
   std::vector<LpId> handler_lp_;  // by target
   // Events scheduled so far by each node's LP (grown as handlers name LPs), and by the
-  // global one.
+  // global one. Each is touched only by its own LP's partition.
   std::vector<uint64_t> lp_counts_;
   uint64_t global_count_ = 0;
-  LpId current_lp_ = kGlobalLp;
-  uint64_t* current_count_ = &global_count_;
-  Time now_ = Time::zero();
-  uint64_t events_processed_ = 0;
-  bool stop_requested_ = false;
+  std::vector<std::unique_ptr<SimPartition>> parts_;
+  SimPartition* solo_ = nullptr;  // the one partition of a serial run
+  std::vector<uint32_t> lp_partition_;
+  uint32_t threads_ = 1;
+  Delta lookahead_;
+  EventKey window_end_ = 0;  // the window running now ends before this key
+  ParallelProfile profile_;
+  static inline thread_local SimPartition* tls_partition_ = nullptr;
 };
 
 }  // namespace rocelab
