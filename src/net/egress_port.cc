@@ -15,6 +15,7 @@ struct EgressPort::FaultState {
   uint64_t loss_threshold = 0;  // a frame is lost when a draw is below it (0: never)
   RandomStream loss_draws;
   uint32_t doomed_on_wire = 0;         // frames on the wire when the link failed
+  Time cut_doomed_until;               // set_cut: frames arriving until then are lost
   bool degraded = false;               // set_rate below the nominal rate
   std::vector<WatchdogMode> watchdog;  // per data queue
   uint32_t watchdog_count = 0;         // queues not kOff
@@ -81,6 +82,9 @@ void EgressPort::set_link_down(bool down) {
     // lose the first on_wire_ frames.
     fault_->doomed_on_wire = on_wire_;
     loses_on_delivery_ = on_wire_ > 0;
+    // A cut link's frames are events at the peer; those not arrived yet arrive by the last
+    // one's time (arrivals follow the starts).
+    if (cut_) fault_->cut_doomed_until = std::max(cut_last_arrival_, sim_.now());
     // No XON can come over a dead link: the peer's pauses end with it (its refreshes are
     // lost too).
     for (uint32_t p = 0; p < 32; ++p)
@@ -356,6 +360,12 @@ void EgressPort::start_transmission(PacketId pkt) {
   // delivery runs at the peer, ordered as this node scheduled it now.
   const Time arrival = busy_until_ + delay_;
   const uint64_t delivery_seq = sim_.reserve_seq();
+  if (cut_) [[unlikely]] {
+    cut_last_arrival_ = arrival;
+    sim_.schedule_reserved_on(peer_lp_, arrival, delivery_seq, handler_, kDeliverCut, pkt.index());
+    schedule_next_after_frame();
+    return;
+  }
   if (on_wire_++ == 0) {
     wire_head_ = pkt;
     sim_.schedule_reserved_on(peer_lp_, arrival, delivery_seq, handler_, kDeliver);
@@ -426,6 +436,16 @@ void EgressPort::on_event(uint32_t kind, uint64_t arg) {
     case kWake:
       if (sim_.timer_fired(wake_, arg, handler_, kWake)) try_send();
       break;
+    case kDeliverCut: {
+      // At the peer's partition. The fault state is changed only between windows.
+      const PacketId pkt(static_cast<uint32_t>(arg));
+      if (fault_ && sim_.now() <= fault_->cut_doomed_until) [[unlikely]] {
+        lose(pkt, FaultLoss::kLinkDown);  // the link failed with this frame on it
+        break;
+      }
+      peer_->receive(pkt, peer_port_);
+      break;
+    }
   }
 }
 

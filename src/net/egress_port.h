@@ -168,6 +168,13 @@ class EgressPort final {
 
   void on_event(uint32_t kind, uint64_t arg);
 
+  // The peer runs in another partition of a parallel run (docs/parallel.md): each frame's
+  // delivery is an event of its own, which the peer's partition receives at the window's
+  // end, instead of the list of frames on the wire that both ends would touch. It carries
+  // the same key, so the run's order is the same cut or not.
+  void set_cut(bool cut) { cut_ = cut; }
+  bool cut() const { return cut_; }
+
   // ---------------------------------------------------------------- faults (net/faults.h)
   // The link behind this port (this direction) fails: frames on the wire are lost when
   // they would have arrived, frames sent while it is down are lost as they start (the port
@@ -200,7 +207,7 @@ class EgressPort final {
   bool fault_loses(const Packet& p);
   void lose(PacketId pkt, FaultLoss cause);
   void update_faulty();
-  enum EventKind : uint32_t { kTxDone = 0, kDeliver = 1, kWake = 2 };
+  enum EventKind : uint32_t { kTxDone = 0, kDeliver = 1, kWake = 2, kDeliverCut = 3 };
 
   QueueState queue_state() const {
     return QueueState(data_queues_.get(), num_queues_, paused_, pool_, nonempty_mask_,
@@ -265,6 +272,7 @@ class EgressPort final {
   uint64_t tx_data_bytes_ = 0;    // wire bytes of data frames
   uint64_t tx_data_packets_ = 0;  // data frames (summed over ports: data-packet hops)
   LpId peer_lp_ = kGlobalLp;      // where deliveries run: the peer node's LP
+  Time cut_last_arrival_;         // set_cut: when the last frame sent arrives
   bool busy_ = false;
   bool choosing_ = false;
   bool tx_done_pending_ = false;
@@ -282,6 +290,7 @@ class EgressPort final {
   // A fault acts on this port (link down, bit errors, a stalled peer NIC, a watchdog's
   // dropped queues): frames take the slow path through fault_ below.
   bool faulty_ : 1 = false;
+  bool cut_ : 1 = false;  // set_cut
   // Touched only while something is paused or a PAUSE frame waits.
   alignas(64) PortCounters pause_counters_;  // its tx fields unused: see counters()
   Ring<PacketId> pause_queue_;

@@ -11,10 +11,12 @@
 // control or path policy reads it there.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -134,9 +136,17 @@ class PacketStateStore {
     if (!layout_.frozen()) freeze();
     const uint32_t stride = layout_.stride();
     if (stride == 0) return;
-    while ((idx >> kChunkBits) >= chunks_.size())
-      chunks_.push_back(std::make_unique<uint64_t[]>(size_t{kChunkSize} * words_per_slot_));
+    if ((idx >> kChunkBits) >= chunk_count_.load(std::memory_order_acquire)) [[unlikely]]
+      grow_to(idx);
     std::memset(slot(idx), 0, stride);
+  }
+  // A parallel run (Pool::set_lanes): packets are allocated on several threads. The layout
+  // is fixed now, room for the chunks of `max_packets` is kept up front (a reader never
+  // sees the table move), and growth takes a lock.
+  void prepare_lanes(size_t max_packets) {
+    if (!layout_.frozen()) freeze();
+    chunks_.reserve((max_packets >> kChunkBits) + 1);
+    locked_growth_ = true;
   }
 
   // The field of a pooled packet (`p` is the pool's object, so writing it is fine).
@@ -162,6 +172,14 @@ class PacketStateStore {
     words_per_slot_ = layout_.stride() / PacketStateLayout::kAlign;
   }
 
+  void grow_to(uint32_t idx) {
+    std::unique_lock<std::mutex> lock(grow_mutex_, std::defer_lock);
+    if (locked_growth_) lock.lock();
+    while ((idx >> kChunkBits) >= chunks_.size())
+      chunks_.push_back(std::make_unique<uint64_t[]>(size_t{kChunkSize} * words_per_slot_));
+    chunk_count_.store(chunks_.size(), std::memory_order_release);
+  }
+
   std::byte* slot(uint32_t idx) const {
     return reinterpret_cast<std::byte*>(chunks_[idx >> kChunkBits].get() +
                                         size_t{idx & (kChunkSize - 1)} * words_per_slot_);
@@ -170,6 +188,9 @@ class PacketStateStore {
   PacketStateLayout layout_;
   size_t words_per_slot_ = 0;
   std::vector<std::unique_ptr<uint64_t[]>> chunks_;
+  std::atomic<size_t> chunk_count_{0};  // chunks_.size(), as the other threads may read it
+  bool locked_growth_ = false;
+  std::mutex grow_mutex_;
 };
 
 }  // namespace rocelab

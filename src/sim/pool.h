@@ -11,11 +11,14 @@
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 #include <new>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
+
+#include "sim/lane.h"
 
 namespace rocelab {
 
@@ -63,7 +66,21 @@ class Pool {
 
   void reserve(size_t n) { free_.reserve(n); }
 
+  // A parallel run: a free list per lane (sim/lane.h), so that partitions allocate and
+  // release on their own threads. Fresh objects are taken in chunks, under a lock. An object
+  // released by another lane than the one that took it joins the releasing lane's list.
+  // Call before the run, with no object in use.
+  void set_lanes(uint32_t partitions) {
+    lanes_.clear();
+    lanes_.resize(partitions + 1);
+    for (const uint32_t idx : free_) lanes_[0].free.push_back(idx);
+    free_.clear();
+  }
+  bool has_lanes() const { return !lanes_.empty(); }
+
   uint32_t alloc() {
+    if (!lanes_.empty()) [[unlikely]]
+      return alloc_in_lane(lanes_[tls_sim_lane]);
     uint32_t idx;
     if (!free_.empty()) {
       idx = free_.back();
@@ -84,6 +101,12 @@ class Pool {
   }
 
   void release(uint32_t idx) {
+    if (!lanes_.empty()) [[unlikely]] {
+      Lane& lane = lanes_[tls_sim_lane];
+      --lane.in_use;
+      lane.free.push_back(idx);
+      return;
+    }
     --in_use_;
     free_.push_back(idx);
   }
@@ -97,8 +120,15 @@ class Pool {
     return objects_[idx];
   }
 
-  size_t in_use() const { return in_use_; }
-  size_t capacity() const { return size_; }
+  size_t in_use() const {
+    int64_t n = static_cast<int64_t>(in_use_);
+    for (const Lane& lane : lanes_) n += lane.in_use;
+    return static_cast<size_t>(n);
+  }
+  size_t capacity() const {
+    const std::lock_guard<std::mutex> lock(grow_mutex_);
+    return size_;
+  }
 
  private:
   static size_t range_bytes(size_t objects) { return objects * sizeof(T) + kObjectOffsetBytes; }
@@ -117,6 +147,36 @@ class Pool {
     usable_ = next;
   }
 
+  // One lane's free list and its count of objects taken less released (negative where it
+  // released what another lane took). Padded: lanes are written by different threads.
+  struct alignas(64) Lane {
+    std::vector<uint32_t> free;
+    int64_t in_use = 0;
+  };
+  uint32_t alloc_in_lane(Lane& lane) {
+    if (lane.free.empty()) [[unlikely]]
+      claim_chunk(lane);
+    const uint32_t idx = lane.free.back();
+    lane.free.pop_back();
+    static const T kFresh{};
+    objects_[idx] = kFresh;
+    ++lane.in_use;
+    return idx;
+  }
+  // Makes the next kGrowObjects objects (or what is left) and gives them to `lane`.
+  void claim_chunk(Lane& lane) {
+    const std::lock_guard<std::mutex> lock(grow_mutex_);
+    if (size_ == usable_) grow();
+    const size_t end = usable_;
+    for (size_t i = end; i-- > size_;) {  // lowest index taken first
+      new (&objects_[i]) T();
+      lane.free.push_back(static_cast<uint32_t>(i));
+    }
+    size_ = end;
+  }
+
+  std::vector<Lane> lanes_;
+  mutable std::mutex grow_mutex_;
   T* objects_ = nullptr;
   char* base_ = nullptr;
   size_t max_objects_ = 0;

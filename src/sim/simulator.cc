@@ -137,6 +137,7 @@ void Simulator::set_partitions(const std::vector<uint32_t>& lp_partition, uint32
     SimPartition& p = *parts_.back();
     if (p.queue.slot_width_log2() != width_log2) p.queue.set_slot_width_log2(width_log2);
     p.now = now;
+    p.index = i;
     p.outbox.resize(count + 1);
     enter_lp(p, kGlobalLp);
   }
@@ -211,12 +212,14 @@ void Simulator::run_event(SimPartition& p, const EventEntry& e) {
 
 void Simulator::run_window(SimPartition& p) {
   tls_partition_ = &p;
+  tls_sim_lane = p.index + 1;
   EventEntry e;
   // A stop asked for here takes effect at the window's end: every partition then stands
   // at the same point of the order.
   while (p.queue.take_before(window_end_, e)) run_event(p, e);
   enter_lp(p, kGlobalLp);
   tls_partition_ = nullptr;
+  tls_sim_lane = 0;
 }
 
 bool Simulator::plan_window(Time until) {
@@ -281,6 +284,7 @@ void Simulator::run_parallel(Time until) {
   // Between windows, on the last thread to arrive: the others wait at the barrier.
   auto between_windows = [&]() noexcept {
     tls_partition_ = nullptr;
+    tls_sim_lane = 0;
     try {
       done = error != nullptr || !plan_window(until);
     } catch (...) {
@@ -301,6 +305,7 @@ void Simulator::run_parallel(Time until) {
           run_window(*parts_[i]);
         } catch (...) {
           tls_partition_ = nullptr;
+          tls_sim_lane = 0;
           keep_error();
         }
       }

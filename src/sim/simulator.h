@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/event_queue.h"
+#include "sim/lane.h"
 #include "sim/time.h"
 
 namespace rocelab {
@@ -56,6 +57,7 @@ struct SimPartition {
   uint64_t events_processed = 0;
   uint64_t window_events = 0;  // events of the window running now
   bool stop_requested = false;
+  uint32_t index = 0;  // its place among the partitions (its lane: index + 1, sim/lane.h)
   // Events for other partitions' LPs (the last: the global LP's), joined at the window's end.
   std::vector<std::vector<EventEntry>> outbox;
 };

@@ -6,6 +6,7 @@
 // some of them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,7 @@ struct Lp {
   RandomStream rng;
   TimerSlot timer;
   std::vector<std::string> log;
+  std::vector<uint32_t> lanes;  // the lanes (sim/lane.h) its events ran on
   void on_event(uint32_t kind, uint64_t arg);
 };
 
@@ -67,6 +69,8 @@ struct Model {
 void Lp::on_event(uint32_t kind, uint64_t arg) {
   Simulator& sim = model->sim;
   const Time now = sim.now();
+  if (std::find(lanes.begin(), lanes.end(), tls_sim_lane) == lanes.end())
+    lanes.push_back(tls_sim_lane);
   log.push_back(std::to_string(now.ps) + " k" + std::to_string(kind) + " " + std::to_string(arg) +
                 " s" + std::to_string(state));
   state = state * 1000003 + arg + kind;
@@ -95,6 +99,7 @@ void Lp::on_event(uint32_t kind, uint64_t arg) {
 
 void Global::on_event(uint32_t, uint64_t arg) {
   Simulator& sim = model->sim;
+  EXPECT_EQ(tls_sim_lane, 0u) << "global events run outside the partitions' lanes";
   uint64_t sum = 0;
   for (const Lp& l : model->lps) sum += l.state;
   log.push_back(std::to_string(sim.now().ps) + " " + std::to_string(sum));
@@ -124,6 +129,11 @@ Outcome run(uint32_t partitions, uint32_t threads, bool blocked = false,
   if (stop_at != Time::never()) m.sim.run_until(stop_at);
   m.sim.run_until(Time::never());
   Outcome o;
+  for (uint32_t i = 0; i < kLps; ++i) {
+    const uint32_t lane =
+        partitions == 0 ? 0 : (blocked ? i * partitions / kLps : i % partitions) + 1;
+    EXPECT_EQ(m.lps[i].lanes, std::vector<uint32_t>{lane}) << "LP " << i;
+  }
   for (const Lp& l : m.lps) o.logs.push_back(l.log);
   o.global_log = m.global.log;
   o.events = m.sim.events_processed();
