@@ -85,12 +85,12 @@ class EventQueue {
   // Removes the next event into `out` if there is one due at or before `until`; false
   // leaves the queue as it was. The simulator's loop: one call per event, where top_time()
   // and pop() would find the front twice.
-  bool take_due(Time until, EventEntry& out) {
+  [[gnu::always_inline]] bool take_due(Time until, EventEntry& out) {
     return take_before(until.ps == INT64_MAX ? kNoKey : make_event_key(until.ps + 1, 0), out);
   }
   // The same with the bound a key (exclusive): a parallel run's window ends between two
   // events of one picosecond when a global event falls there.
-  bool take_before(EventKey bound, EventEntry& out) {
+  [[gnu::always_inline]] bool take_before(EventKey bound, EventEntry& out) {
     EventKey best = kNoKey;
     size_t slot = 0;
     if (wheel_size_ > 0) {

@@ -7,17 +7,25 @@
 #include <cstdlib>
 #include <exception>
 #include <mutex>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <thread>
 
 namespace rocelab {
 
+void Simulator::FreeCounts::operator()(uint64_t* p) const {
+  std::free(p);
+}
+
 Simulator::Simulator() {
-  parts_.push_back(std::make_unique<SimPartition>());
-  solo_ = parts_.back().get();
-  solo_->queue.reserve(1 << 12);
-  enter_lp(*solo_, kGlobalLp);
+  // calloc maps a block this large from zero pages the kernel commits only when touched:
+  // the node LPs' first entries and the global LP's last one.
+  auto* counts = static_cast<uint64_t*>(std::calloc(size_t{kGlobalLp} + 1, sizeof(uint64_t)));
+  if (!counts) throw std::bad_alloc();
+  lp_counts_.reset(counts);
+  solo_.queue.reserve(1 << 12);
+  enter_lp(solo_, kGlobalLp);
 }
 
 Simulator::~Simulator() = default;
@@ -28,18 +36,20 @@ SimPartition& Simulator::parallel_cur() const {
 
 uint64_t Simulator::events_processed() const {
   uint64_t n = 0;
-  for (const auto& p : parts_) n += p->events_processed;
+  for_each_partition([&](const SimPartition& p) { n += p.events_processed; });
   return n;
 }
 
 size_t Simulator::pending_events() const {
   size_t n = 0;
-  for (const auto& p : parts_) n += p->queue.size();
+  for_each_partition([&](const SimPartition& p) { n += p.queue.size(); });
   return n;
 }
 
 bool Simulator::stop_requested() const {
-  return std::any_of(parts_.begin(), parts_.end(), [](const auto& p) { return p->stop_requested; });
+  bool stop = false;
+  for_each_partition([&](const SimPartition& p) { stop |= p.stop_requested; });
+  return stop;
 }
 
 void Simulator::scheduled_in_past(Time when, Time now) {
@@ -66,11 +76,10 @@ void Simulator::crossed_inside_window(const SimPartition& p, LpId lp, Time when)
 }
 
 void Simulator::set_handler_lp(uint32_t target, LpId lp) {
+  if (lp != kAnyLp && lp > kGlobalLp)
+    throw std::invalid_argument("LP " + std::to_string(lp) + " is beyond the 2^24 a run can have");
   handler_lp_[target] = lp;
-  if (lp < kGlobalLp && lp >= lp_counts_.size()) {
-    lp_counts_.resize(lp + 1, 0);  // before the run: no event is running
-    for (auto& p : parts_) enter_lp(*p, p->current_lp);
-  }
+  if (lp < kGlobalLp) lp_count_ = std::max(lp_count_, lp + 1);
 }
 
 void Simulator::arm(TimerSlot& slot, Time when, uint32_t target, uint32_t kind, uint32_t key) {
@@ -98,8 +107,8 @@ bool Simulator::timer_fired(TimerSlot& slot, uint64_t arg, uint32_t target, uint
 }
 
 void Simulator::set_event_horizon(Delta horizon) {
-  for (auto& p : parts_) {
-    EventQueue& q = p->queue;
+  for_each_partition([&](SimPartition& p) {
+    EventQueue& q = p.queue;
     // Slots of at least 256 ps to start with: the wheel makes them finer itself where the
     // fabric's events are dense enough to fill them.
     int width_log2 = 8;
@@ -107,7 +116,7 @@ void Simulator::set_event_horizon(Delta horizon) {
            width_log2 < 40)
       ++width_log2;
     if (width_log2 != q.slot_width_log2()) q.set_slot_width_log2(width_log2);
-  }
+  });
 }
 
 void Simulator::set_partitions(const std::vector<uint32_t>& lp_partition, uint32_t count,
@@ -115,8 +124,8 @@ void Simulator::set_partitions(const std::vector<uint32_t>& lp_partition, uint32
   if (count == 0) throw std::invalid_argument("a parallel run needs at least one partition");
   if (lookahead.ps <= 0)
     throw std::invalid_argument("a parallel run needs a positive lookahead (the cut links' delay)");
-  if (lp_partition.size() < lp_counts_.size())
-    throw std::invalid_argument("set_partitions: " + std::to_string(lp_counts_.size()) +
+  if (lp_partition.size() < lp_count_)
+    throw std::invalid_argument("set_partitions: " + std::to_string(lp_count_) +
                                 " LPs, a partition for " + std::to_string(lp_partition.size()));
   for (const uint32_t part : lp_partition)
     if (part >= count)
@@ -125,12 +134,12 @@ void Simulator::set_partitions(const std::vector<uint32_t>& lp_partition, uint32
   // The events queued so far, to be filed again by the LP each runs at.
   std::vector<EventEntry> queued;
   Time now = Time::zero();
-  for (auto& p : parts_) {
-    now = std::max(now, p->now);
+  for_each_partition([&](SimPartition& p) {
+    now = std::max(now, p.now);
     EventEntry e;
-    while (p->queue.take_before(EventQueue::kNoKey, e)) queued.push_back(e);
-  }
-  const int width_log2 = parts_.front()->queue.slot_width_log2();
+    while (p.queue.take_before(EventQueue::kNoKey, e)) queued.push_back(e);
+  });
+  const int width_log2 = first_partition().queue.slot_width_log2();
   parts_.clear();
   for (uint32_t i = 0; i <= count; ++i) {
     parts_.push_back(std::make_unique<SimPartition>());
@@ -141,7 +150,7 @@ void Simulator::set_partitions(const std::vector<uint32_t>& lp_partition, uint32
     p.outbox.resize(count + 1);
     enter_lp(p, kGlobalLp);
   }
-  solo_ = nullptr;
+  parallel_ = true;
   lp_partition_ = lp_partition;
   lookahead_ = lookahead;
   threads_ = std::max(threads, 1u);
@@ -174,8 +183,8 @@ void Simulator::route(SimPartition& p, LpId lp, Time when, uint64_t seq,
 }
 
 void Simulator::run_until(Time until) {
-  if (solo_) [[likely]] {
-    run_serial(*solo_, until);
+  if (!parallel_) [[likely]] {
+    run_serial(solo_, until);
   } else {
     run_parallel(until);
   }
