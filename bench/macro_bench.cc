@@ -325,7 +325,7 @@ RunStats run_with_progress(Experiment& exp, Time limit, double progress_s, bool*
   for (;;) {
     const auto c0 = Clock::now();
     st = exp.run(std::min(limit, exp.sim().now() + chunk));
-    if (st.all_finished || exp.sim().now() >= limit || exp.sim().pending_events() == 0) break;
+    if (st.done || exp.sim().now() >= limit || exp.sim().pending_events() == 0) break;
     if (g_interrupted) {
       *interrupted = true;
       break;

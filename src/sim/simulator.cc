@@ -46,10 +46,15 @@ size_t Simulator::pending_events() const {
   return n;
 }
 
-bool Simulator::stop_requested() const {
-  bool stop = false;
-  for_each_partition([&](const SimPartition& p) { stop |= p.stop_requested; });
-  return stop;
+void Simulator::set_stop_quantum(Delta quantum) {
+  if (quantum.ps <= 0) throw std::invalid_argument("the stop quantum must be positive");
+  stop_quantum_ = quantum;
+}
+
+EventKey Simulator::run_bound(Time until) const {
+  EventKey bound = until.ps == INT64_MAX ? EventQueue::kNoKey : make_event_key(until.ps + 1, 0);
+  if (stop_at_ != Time::never()) bound = std::min(bound, make_event_key(stop_at_.ps, 0));
+  return bound;
 }
 
 void Simulator::scheduled_in_past(Time when, Time now) {
@@ -183,6 +188,10 @@ void Simulator::route(SimPartition& p, LpId lp, Time when, uint64_t seq,
 }
 
 void Simulator::run_until(Time until) {
+  if (stopped_) {  // a new run after a stop: resume
+    stopped_ = false;
+    stop_at_ = Time::never();
+  }
   if (!parallel_) [[likely]] {
     run_serial(solo_, until);
   } else {
@@ -192,8 +201,9 @@ void Simulator::run_until(Time until) {
 
 void Simulator::run_serial(SimPartition& p, Time until) {
   p.stop_requested = false;
+  EventKey bound = run_bound(until);
   EventEntry e;
-  while (!p.stop_requested && p.queue.take_due(until, e)) {
+  while (p.queue.take_before(bound, e)) {
     p.now = Time{event_key_time(e.key)};
     ++p.events_processed;
     // The next event's handler is loaded while this one runs: each event's first miss is
@@ -203,11 +213,18 @@ void Simulator::run_serial(SimPartition& p, Time until) {
     enter_lp(p, e.payload.kind >> kEventKindBits);
     const HandlerEntry& h = handlers_[e.payload.target];
     h.on_event(h.object, e.payload.kind & ((1u << kEventKindBits) - 1), e.payload.arg);
+    if (p.stop_requested) [[unlikely]] {
+      p.stop_requested = false;
+      note_stop(p.now);
+      bound = run_bound(until);
+    }
   }
   enter_lp(p, kGlobalLp);
-  // With events left beyond `until`, the clock stands at `until`; with none left it stays
-  // at the last event, so that a drained simulation reports when it really ended.
-  if (!p.stop_requested && !p.queue.empty() && p.now < until) p.now = until;
+  if (stop_at_ != Time::never() && p.queue.peek_key() >= make_event_key(stop_at_.ps, 0))
+    stopped_ = true;
+  // With events left beyond `until`, the clock stands at `until`; with none left, or
+  // stopped, it stays at the last event, so that a run reports when it really ended.
+  if (!stopped_ && !p.queue.empty() && p.now < until) p.now = until;
 }
 
 void Simulator::run_event(SimPartition& p, const EventEntry& e) {
@@ -252,7 +269,14 @@ bool Simulator::plan_window(Time until) {
     profile_.node_events += events;
     profile_.critical_path_events += busiest;
   }
-  if (stop_requested()) return false;
+  // A stop asked for in the window: the window lies between two stop points, so the
+  // first after its start is the one after the asking event.
+  bool asked = false;
+  for (size_t i = 0; i < nodes; ++i) {
+    asked |= parts_[i]->stop_requested;
+    parts_[i]->stop_requested = false;
+  }
+  if (asked) note_stop(window_start_);
   SimPartition& global = *parts_.back();
   for (;;) {
     EventKey node_front = EventQueue::kNoKey;
@@ -260,7 +284,11 @@ bool Simulator::plan_window(Time until) {
       node_front = std::min(node_front, parts_[i]->queue.peek_key());
     const EventKey global_front = global.queue.peek_key();
     const EventKey first = std::min(node_front, global_front);
-    if (first == EventQueue::kNoKey || event_key_time(first) > until.ps) return false;
+    const EventKey bound = run_bound(until);
+    if (first >= bound) {  // kNoKey: no events left
+      if (stop_at_ != Time::never() && first >= make_event_key(stop_at_.ps, 0)) stopped_ = true;
+      return false;
+    }
     if (global_front < node_front) {  // a global event: every node has run up to it
       EventEntry e;
       global.queue.take_before(EventQueue::kNoKey, e);
@@ -268,12 +296,18 @@ bool Simulator::plan_window(Time until) {
       enter_lp(global, kGlobalLp);
       global.window_events = 0;
       ++profile_.global_events;
-      if (global.stop_requested) return false;
+      if (global.stop_requested) {
+        global.stop_requested = false;
+        note_stop(global.now);
+      }
       continue;
     }
-    EventKey end = make_event_key(event_key_time(node_front) + lookahead_.ps, 0);
-    end = std::min(end, global_front);
-    if (until.ps != INT64_MAX) end = std::min(end, make_event_key(until.ps + 1, 0));
+    // No longer than the lookahead, and never across a stop point.
+    const Time start{event_key_time(node_front)};
+    EventKey end = make_event_key(start.ps + lookahead_.ps, 0);
+    end = std::min(end, make_event_key(next_stop_point(start).ps, 0));
+    end = std::min({end, global_front, bound});
+    window_start_ = start;
     window_end_ = end;
     return true;
   }
@@ -328,7 +362,7 @@ void Simulator::run_parallel(Time until) {
   // Every partition's clock at the run's end, as a serial run's would stand.
   Time end = Time::zero();
   for (const auto& p : parts_) end = std::max(end, p->now);
-  if (!stop_requested() && pending_events() > 0 && end < until) end = until;
+  if (!stopped_ && pending_events() > 0 && end < until) end = until;
   for (auto& p : parts_) p->now = end;
 }
 

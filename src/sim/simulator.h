@@ -184,11 +184,23 @@ class Simulator {
   Delta lookahead() const { return lookahead_; }
   const ParallelProfile& parallel_profile() const { return profile_; }
 
-  // Runs events with time <= until (or until stop() or no events are left). In a parallel
-  // run a stop takes effect at the end of the window it was asked in.
+  // Runs events with time <= until (or until a stop, or no events are left).
   void run_until(Time until);
+  // Asks the run to stop. It stops at the next multiple of the stop quantum after the
+  // asking event's time, once every event before that has run: the same point however the
+  // run is partitioned (a parallel run's windows never cross a multiple of the quantum, and
+  // a partition cannot stop the others at once). A run_until that ends before that point
+  // leaves the stop pending for the next; one called after the stop was reached resumes.
   void stop() { cur().stop_requested = true; }
-  bool stop_requested() const;
+  // The stop was asked for and reached: every event before stop_time() has run.
+  bool stopped() const { return stopped_; }
+  // Where a stop asked for takes effect (Time::never(): none asked for).
+  Time stop_time() const { return stop_at_; }
+  // The grid stops fall on (1 ps unless set: the rest of the asking picosecond runs). A
+  // network sets its smallest link delay, the lookahead of any partitioning of it, so that
+  // windows need not be cut shorter than the lookahead.
+  void set_stop_quantum(Delta quantum);
+  Delta stop_quantum() const { return stop_quantum_; }
 
  private:
   // An event in the past would break causality: a bug in the model, never input. Aborts.
@@ -255,6 +267,16 @@ class Simulator {
     for (const auto& p : parts_) fn(*p);
   }
   void run_serial(SimPartition& p, Time until);
+  // The first multiple of the stop quantum after t.
+  Time next_stop_point(Time t) const {
+    return Time{(t.ps / stop_quantum_.ps + 1) * stop_quantum_.ps};
+  }
+  // A stop was asked for at time t: fix where it takes effect (the first ask counts).
+  void note_stop(Time t) {
+    if (stop_at_ == Time::never()) stop_at_ = next_stop_point(t);
+  }
+  // The key no event of this run_until may reach: until's next picosecond, or the stop.
+  EventKey run_bound(Time until) const;
   void run_parallel(Time until);
   // Runs partition `p`'s events before window_end_ (a worker), or one event (global).
   void run_window(SimPartition& p);
@@ -280,6 +302,10 @@ class Simulator {
   uint32_t threads_ = 1;
   Delta lookahead_;
   EventKey window_end_ = 0;  // the window running now ends before this key
+  Time window_start_;        // and starts at this time
+  Delta stop_quantum_ = Delta{1};
+  Time stop_at_ = Time::never();
+  bool stopped_ = false;
   ParallelProfile profile_;
   static inline thread_local SimPartition* tls_partition_ = nullptr;
 };

@@ -23,13 +23,16 @@ struct Outcome {
 Outcome run(const ExperimentSpec& spec, bool cut) {
   Experiment exp(spec);
   uint32_t ports = 0;
-  if (cut)
+  if (cut) {
     for (uint32_t n = 0; n < exp.network().node_count(); ++n) {
       Node& node = exp.network().node(NodeId(n));
       for (size_t p = 0; p < node.port_count(); ++p, ++ports)
         node.port(PortId(static_cast<uint16_t>(p))).set_cut(true);
     }
-  if (cut) EXPECT_GT(ports, 0u);
+  }
+  if (cut) {
+    EXPECT_GT(ports, 0u);
+  }
   const RunStats st = test::run_checked(exp);
   Outcome o;
   for (const FlowRecord& r : exp.transport().records()) o.finish_ps.push_back(r.finish.ps);

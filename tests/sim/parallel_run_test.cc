@@ -46,6 +46,7 @@ struct Model {
   Simulator sim;
   std::vector<Lp> lps = std::vector<Lp>(kLps);
   Global global;
+  size_t stop_after = 0;  // LP 4 asks for a stop at its event of this number (0: never)
   // One-way delay between two LPs: unequal, never below kMinDelayPs.
   static int64_t delay_ps(uint32_t a, uint32_t b) {
     return kMinDelayPs + static_cast<int64_t>((a * 7 + b * 3) % 5) * 7000;
@@ -58,6 +59,7 @@ struct Model {
       l.rng = RandomStream(5, "lp", i);
       l.handler = sim.add_handler(&l, i);
     }
+    sim.set_stop_quantum(Delta{kMinDelayPs});
     global.model = this;
     global.handler = sim.add_handler(&global, kGlobalLp);
     for (uint32_t i = 0; i < 9; ++i)
@@ -74,6 +76,7 @@ void Lp::on_event(uint32_t kind, uint64_t arg) {
   log.push_back(std::to_string(now.ps) + " k" + std::to_string(kind) + " " + std::to_string(arg) +
                 " s" + std::to_string(state));
   state = state * 1000003 + arg + kind;
+  if (lp == 4 && log.size() == model->stop_after) sim.stop();
   if (kind == 3) sim.timer_fired(timer, arg, handler, 3);
   // Messages (kind 0 and 1) walk on; follow-ups, timers and the global LP's pokes end there.
   if (kind >= 2 || now.ps >= kTrafficEndPs) return;
@@ -119,8 +122,9 @@ struct Outcome {
 
 // `partitions` 0: serial. `blocked`: LPs in runs of neighbours, else round robin.
 Outcome run(uint32_t partitions, uint32_t threads, bool blocked = false,
-            Time stop_at = Time::never()) {
+            Time stop_at = Time::never(), size_t stop_after = 0) {
   Model m;
+  m.stop_after = stop_after;
   if (partitions > 0) {
     std::vector<uint32_t> part(kLps);
     for (uint32_t i = 0; i < kLps; ++i) part[i] = blocked ? i * partitions / kLps : i % partitions;
@@ -129,6 +133,17 @@ Outcome run(uint32_t partitions, uint32_t threads, bool blocked = false,
   if (stop_at != Time::never()) m.sim.run_until(stop_at);
   m.sim.run_until(Time::never());
   Outcome o;
+  if (stop_after > 0) {
+    // Stopped where the stop quantum's grid says, wherever the asking LP ran.
+    EXPECT_TRUE(m.sim.stopped());
+    EXPECT_EQ(m.sim.stop_time().ps % kMinDelayPs, 0);
+    EXPECT_GE(m.sim.stop_time().ps, m.sim.now().ps);
+    o.events = m.sim.events_processed();
+    o.end_ps = m.sim.now().ps;
+    for (const Lp& l : m.lps) o.logs.push_back(l.log);
+    o.global_log = m.global.log;
+    return o;
+  }
   for (uint32_t i = 0; i < kLps; ++i) {
     const uint32_t lane =
         partitions == 0 ? 0 : (blocked ? i * partitions / kLps : i % partitions) + 1;
@@ -168,6 +183,26 @@ TEST(ParallelRun, ARunStoppedAndContinuedEndsTheSame) {
   EXPECT_EQ(run(4, 3, false, Time{17'333'333}), serial);
 }
 
+TEST(ParallelRun, AStopTakesEffectAtTheSamePointOnAnyPartitions) {
+  const Outcome serial = run(0, 1, false, Time::never(), 700);
+  const Outcome full = run(0, 1);
+  ASSERT_LT(serial.events, full.events);
+  const Time asked{std::stoll(serial.logs[4][699])};
+  size_t after_ask = 0;  // events between the ask and the stop point
+  for (const auto& log : serial.logs)
+    for (const std::string& line : log) after_ask += std::stoll(line) > asked.ps;
+  EXPECT_GT(after_ask, 0u) << "the rest of the stop quantum ran";
+  for (const uint32_t partitions : {2u, 3u, 8u})
+    for (const uint32_t threads : {1u, 2u, 4u})
+      EXPECT_EQ(run(partitions, threads, false, Time::never(), 700), serial)
+          << partitions << " partitions, " << threads << " threads";
+  // A run_until that ends after the ask and before the stop point: the stop waits for the
+  // next run_until.
+  ASSERT_LT(asked.ps, serial.end_ps);
+  EXPECT_EQ(run(0, 1, false, asked, 700), serial);
+  EXPECT_EQ(run(3, 2, false, asked, 700), serial);
+}
+
 // LP 0 sends to LP 1, in the other partition, 10 ps ahead: less than the lookahead.
 void send_inside_the_window() {
   Simulator sim;
@@ -180,6 +215,7 @@ void send_inside_the_window() {
   s.to = sim.add_handler(&r, 1);
   r.to = sim.add_handler(&s, 0);
   sim.schedule(Time{0}, r.to, 0);
+  sim.set_stop_quantum(Delta{1'000'000});  // windows as long as the lookahead
   sim.set_partitions({0, 1}, 2, Delta{1000}, 2);
   sim.run_until(Time{100000});
 }

@@ -81,8 +81,14 @@ Experiment::Experiment(const ExperimentSpec& spec, std::unique_ptr<CongestionCon
     net_->install_switch_feature(*feature_entry(n).factory(net_->context().counters));
   net_->install_load_balancers(*lb);
   transport_ = std::make_unique<RdmaTransport>(*net_, spec_.transport, std::move(cc));
+  // A stop takes effect at the next multiple of the smallest link delay: the lookahead of
+  // any partitioning of the network, so that a parallel run's windows stay whole.
+  Delta min_delay = Delta::max();
+  for (const LinkSpec& l : spec_.topology.links) min_delay = std::min(min_delay, l.delay);
+  sim_.set_stop_quantum(Delta{std::clamp<int64_t>(min_delay.ps, 1, Delta::from_ms(1).ps)});
   transport_->set_on_finish([this](const FlowRecord&) {
-    if (++finished_ == transport_->flow_count() && spec_.stop_when_done) sim_.stop();
+    const size_t finished = finished_.fetch_add(1, std::memory_order_relaxed) + 1;
+    if (finished == transport_->flow_count() && spec_.stop_when_done) sim_.stop();
   });
   add_flows(spec_.flows);
   if (spec_.faults.active()) faults_ = std::make_unique<FaultInjector>(*net_, spec_.faults);
@@ -156,12 +162,16 @@ RunStats Experiment::run(Time until) {
   const auto t0 = std::chrono::steady_clock::now();
   const uint64_t events0 = sim_.events_processed();
   const Time end = std::min(until, spec_.stop);
-  if (finished_ < transport_->flow_count() || !spec_.stop_when_done) sim_.run_until(end);
+  const size_t flows = transport_->flow_count();
+  // All flows done and the stop reached (or no flow at all to ask for it): nothing to run.
+  const bool over = spec_.stop_when_done && finished_ == flows && (flows == 0 || sim_.stopped());
+  if (!over) sim_.run_until(end);
   RunStats st;
   st.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   st.events = sim_.events_processed() - events0;
   st.sim_end = sim_.now();
-  st.all_finished = finished_ == transport_->flow_count();
+  st.all_finished = finished_ == flows;
+  st.done = spec_.stop_when_done && st.all_finished && (flows == 0 || sim_.stopped());
   return st;
 }
 

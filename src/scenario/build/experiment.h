@@ -3,6 +3,7 @@
 // invariants. The scenario-file front end builds on this.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <span>
@@ -51,6 +52,11 @@ struct RunStats {
   double wall_s = 0;
   Time sim_end;
   bool all_finished = false;
+  // The run is over: every flow finished and, when the spec stops then, the stop has taken
+  // effect (Simulator::stop: at the next multiple of the network's smallest link delay, so
+  // that a partitioned run stops at the same point). A run that is not done goes on with
+  // the next run().
+  bool done = false;
 };
 
 // The spec's network configuration with the flow control and scheduler it names filled in
@@ -105,7 +111,8 @@ class Experiment {
   std::vector<std::string> tags_;
   std::vector<uint32_t> after_offset_, after_;  // waited_for, by flow index
   std::vector<Delta> after_delay_;
-  size_t finished_ = 0;
+  // Flows finished: counted by the events of whichever partition finished them.
+  std::atomic<size_t> finished_{0};
 };
 
 }  // namespace rocelab

@@ -113,8 +113,8 @@ nlohmann::json run_scenario(ScenarioConfig& c, const RunOptions& o) {
     const auto c0 = Clock::now();
     const Time target = std::min(end, exp.sim().now() + chunk);
     const RunStats st = exp.run(target);
-    if ((st.all_finished && spec.stop_when_done) || exp.sim().now() >= end ||
-        exp.sim().pending_events() == 0 || (exp.faults() && exp.faults()->deadlock()))
+    if (st.done || exp.sim().now() >= end || exp.sim().pending_events() == 0 ||
+        (exp.faults() && exp.faults()->deadlock()))
       break;
     // Aim at ~0.1 s of wall time per chunk, so Ctrl-C and the progress line stay prompt.
     const double w = seconds_since(c0);
