@@ -13,10 +13,10 @@ std::vector<EcnConfig> port_ecn_configs(const SwitchView& sw) {
   return configs;
 }
 
-RedEcnMarking::RedEcnMarking(const SwitchView& sw, uint64_t* marks_counter)
+RedEcnMarking::RedEcnMarking(const SwitchView& sw, NetCounterLanes* counters)
     : port_ecn_(port_ecn_configs(sw)),
       rng_(sw.seed(), "switch", sw.id().index()),
-      marks_(marks_counter) {}
+      counters_(counters) {}
 
 void RedEcnMarking::on_dequeue(const SwitchView& sw, Packet& p, PortId port_id, size_t queue) {
   if (p.type != PacketType::kData || !p.ecn_capable || p.ecn_ce) return;
@@ -24,7 +24,7 @@ void RedEcnMarking::on_dequeue(const SwitchView& sw, Packet& p, PortId port_id, 
   const int64_t queue_bytes = sw.port(port_id).queue_bytes(queue);
   if (red_should_mark(queue_bytes, port_ecn_[port_id.index()], rng_)) {
     p.ecn_ce = true;
-    ++*marks_;
+    ++counters_->local().ecn_marks;
   }
 }
 

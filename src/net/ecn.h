@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "net/net_context.h"
 #include "net/switch_config.h"
 #include "net/switch_feature.h"
 #include "sim/random.h"
@@ -33,14 +34,14 @@ std::vector<EcnConfig> port_ecn_configs(const SwitchView& sw);
 class RedEcnMarking final : public SwitchFeature {
  public:
   // Thresholds per egress port, scaled to its rate (EcnConfig::for_port).
-  RedEcnMarking(const SwitchView& sw, uint64_t* marks_counter);
+  RedEcnMarking(const SwitchView& sw, NetCounterLanes* counters);
   uint32_t hooks() const override { return kOnDequeue; }
   void on_dequeue(const SwitchView& sw, Packet& p, PortId port, size_t queue) override;
 
  private:
   std::vector<EcnConfig> port_ecn_;
   RandomStream rng_;
-  uint64_t* marks_;
+  NetCounterLanes* counters_;  // ecn_marks, in the running partition's lane
 };
 
 }  // namespace rocelab

@@ -140,13 +140,13 @@ WatchdogMode EgressPort::queue_watchdog(size_t queue) const {
 }
 
 void EgressPort::lose(PacketId pkt, FaultLoss cause) {
-  owner_.context().counters.count_fault_loss(cause, pool_[pkt.index()], sim_.now());
+  owner_.context().counters().count_fault_loss(cause, pool_[pkt.index()], sim_.now());
   owner_.context().free_packet(pkt);
 }
 
 bool EgressPort::fault_loses(const Packet& p) {
   FaultState& f = *fault_;
-  owner_.context().counters.mark_fault_flow(p, 1);
+  owner_.context().counters().mark_fault_flow(p, 1);
   if (f.down) {
     lose(p.self, FaultLoss::kLinkDown);
     return true;
@@ -238,7 +238,7 @@ void EgressPort::set_paused(size_t queue, bool paused) {
 
 void EgressPort::mark_hol_blocked(const Packet& p) {
   if (p.type != PacketType::kData) return;  // ACK/NAK in the data queue (ack_queue: data)
-  std::vector<uint8_t>& marks = *hol_marks_;
+  std::vector<uint8_t>& marks = hol_marks_->local().hol_blocked_flows;
   const size_t flow = p.flow.index();
   // Flows are added over the run: grown by doubling, so a long run reallocates rarely.
   if (flow >= marks.size()) marks.resize(std::max(flow + 1, 2 * marks.size()), 0);

@@ -15,11 +15,14 @@
 #include "net/fault_loss.h"
 #include "net/packet.h"
 #include "sim/ids.h"
+#include "sim/lane.h"
 #include "sim/pool.h"
 #include "sim/ring.h"
 #include "sim/simulator.h"
 
 namespace rocelab {
+
+struct NetCounters;
 
 class Node;
 class EgressPort;
@@ -117,7 +120,7 @@ class EgressPort final {
   // paused, or queued when the PAUSE starts) sets flow_marks[its flow index] to 1, the
   // vector grown as needed. Network sets it on switch-to-switch ports only; BFC's per-queue
   // holds are not PAUSEs and mark nothing.
-  void watch_hol_blocking(std::vector<uint8_t>* flow_marks) { hol_marks_ = flow_marks; }
+  void watch_hol_blocking(PerLane<NetCounters>* counters) { hol_marks_ = counters; }
   // The packet at the head of a data queue (invalid when it is empty).
   PacketId queue_head(size_t queue) const {
     return data_queues_[queue].empty() ? PacketId::invalid() : data_queues_[queue].front();
@@ -306,8 +309,9 @@ class EgressPort final {
   TimerSlot wake_;
   uint32_t control_wait_mask_ = 0;  // set_control_waits_for: the paused_mask_ bit that
                                     // holds the control queue
-  // watch_hol_blocking's flow marks (NetCounters' vector); null: not watched.
-  std::vector<uint8_t>* hol_marks_ = nullptr;
+  // watch_hol_blocking's counters (their hol_blocked_flows, in the running lane); null: not
+  // watched.
+  PerLane<NetCounters>* hol_marks_ = nullptr;
   // Faults (net/faults.h): touched only while one acts on the port.
   struct FaultState;
   std::unique_ptr<FaultState> fault_;

@@ -152,7 +152,7 @@ void FaultInjector::start(uint32_t i) {
 // marked as it goes). Called at the stall's start and end, when that queue holds every such
 // flow's packets that have not been dropped.
 void FaultInjector::mark_queued_flows(const EgressPort& port) {
-  NetCounters& c = net_.context().counters;
+  NetCounters& c = net_.context().counters();
   for (size_t q = 0; q < port.num_queues(); ++q)
     for (size_t k = 0; k < port.queue_packets(q); ++k)
       c.mark_fault_flow(net_.pool()[port.queued_packet(q, k).index()], 1);
@@ -213,7 +213,7 @@ void FaultInjector::storm_pause(uint32_t i, bool xoff) {
   port.count_pfc_frame_sent(xoff);
   if (xoff) {
     ++storm_pause_frames_;
-    ++ctx.counters.pause_frames_by_node[e.host];
+    ++ctx.counters().pause_frames_by_node[e.host];
   }
   port.enqueue(id);
   if (ctx.on_pfc) ctx.on_pfc(PfcEvent{ctx.sim.now(), host.id(), PortId(0), e.priority, xoff});

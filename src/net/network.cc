@@ -16,7 +16,7 @@ Network::Network(Simulator& sim, const TopologySpec& topo, const NetworkConfig& 
   if (!cfg_.scheduler) cfg_.scheduler = std::make_shared<DrrSchedulerConfig>();
   ctx_ = std::unique_ptr<NetContext>(new NetContext{
       sim, pool_, cfg.wire, {}, {}, cfg.seed, {}, cfg.switch_config.pfc.pause, {}, {}, {}, {}});
-  ctx_->counters.pause_frames_by_node.assign(topo.nodes.size(), 0);
+  ctx_->counter_lanes.merged().pause_frames_by_node.assign(topo.nodes.size(), 0);
   pool_.reserve(1 << 14);
 
   for (uint32_t i = 0; i < topo.nodes.size(); ++i) {
@@ -57,8 +57,8 @@ Network::Network(Simulator& sim, const TopologySpec& topo, const NetworkConfig& 
     nodes_[l.b]->port(pb).connect(nodes_[l.a].get(), pa, l.rate_bps, l.delay, res);
     // HoL blocking is counted where the fabric holds packets: a switch paused by a switch.
     if (nodes_[l.a]->kind() == NodeKind::kSwitch && nodes_[l.b]->kind() == NodeKind::kSwitch) {
-      nodes_[l.a]->port(pa).watch_hol_blocking(&ctx_->counters.hol_blocked_flows);
-      nodes_[l.b]->port(pb).watch_hol_blocking(&ctx_->counters.hol_blocked_flows);
+      nodes_[l.a]->port(pa).watch_hol_blocking(&ctx_->counter_lanes);
+      nodes_[l.b]->port(pb).watch_hol_blocking(&ctx_->counter_lanes);
     }
   }
   ctx_->routing.build(topo_, adjacency_);
@@ -159,6 +159,46 @@ Delta Network::max_route_sum(const std::function<Delta(BitsPerSec, Delta)>& link
     }
   }
   return best;
+}
+
+void NetCounters::add(const NetCounters& o) {
+  drops += o.drops;
+  ack_drops += o.ack_drops;
+  drop_bytes += o.drop_bytes;
+  pause_frames += o.pause_frames;
+  resume_frames += o.resume_frames;
+  ecn_marks += o.ecn_marks;
+  cnps_suppressed += o.cnps_suppressed;
+  stale_lb_choices += o.stale_lb_choices;
+  auto add_elements = [](auto& into, const auto& from, auto combine) {
+    if (into.size() < from.size()) into.resize(from.size(), 0);
+    for (size_t i = 0; i < from.size(); ++i) into[i] = combine(into[i], from[i]);
+  };
+  add_elements(pause_frames_by_node, o.pause_frames_by_node, [](auto a, auto b) { return a + b; });
+  add_elements(hol_blocked_flows, o.hol_blocked_flows,
+               [](auto a, auto b) { return std::max(a, b); });
+  add_elements(fault_flows, o.fault_flows, [](auto a, auto b) { return std::max(a, b); });
+  for (size_t c = 0; c < fault_losses.size(); ++c) {
+    fault_losses[c].data_packets += o.fault_losses[c].data_packets;
+    fault_losses[c].data_bytes += o.fault_losses[c].data_bytes;
+    fault_losses[c].control_frames += o.fault_losses[c].control_frames;
+  }
+  last_fault_loss = std::max(last_fault_loss, o.last_fault_loss);
+}
+
+void Network::set_lanes(uint32_t partitions) {
+  pool_.set_lanes(partitions);
+  ctx_->state.prepare_lanes(pool_.max_objects());
+  NetCounters blank;
+  blank.pause_frames_by_node.assign(nodes_.size(), 0);
+  ctx_->counter_lanes.set_lanes(partitions, blank);
+}
+
+void Network::fold_counters() {
+  NetCounters blank;
+  blank.pause_frames_by_node.assign(nodes_.size(), 0);
+  ctx_->counter_lanes.fold([](NetCounters& into, const NetCounters& from) { into.add(from); },
+                           blank);
 }
 
 uint64_t Network::data_packet_hops() const {

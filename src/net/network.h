@@ -39,7 +39,13 @@ class Network {
   const TopologySpec& topology() const { return topo_; }
   const NetworkConfig& config() const { return cfg_; }
   const Routing& routing() const { return ctx_->routing; }
-  const NetCounters& counters() const { return ctx_->counters; }
+  // Every partition's counts once fold_counters() has run (Experiment::run does).
+  const NetCounters& counters() const { return ctx_->counter_lanes.merged(); }
+  // A parallel run of `partitions` partitions: the packet pool, the packets' scheme fields
+  // and the counters get a lane each (sim/lane.h). Before the run.
+  void set_lanes(uint32_t partitions);
+  // Folds the partitions' counters into the ones counters() reads. Between runs.
+  void fold_counters();
   Pool<Packet>& pool() { return pool_; }
 
   size_t node_count() const { return nodes_.size(); }

@@ -6,7 +6,7 @@
 
 namespace rocelab {
 
-NpEcnMarking::NpEcnMarking(const SwitchView& sw, NetCounters& counters)
+NpEcnMarking::NpEcnMarking(const SwitchView& sw, NetCounterLanes& counters)
     : port_ecn_(port_ecn_configs(sw)),
       stamp_(sw.packet_layout().declare<NpEcnStamp>("np_ecn.stamp")),
       counters_(counters) {}
@@ -30,7 +30,7 @@ void NpEcnMarking::on_dequeue(const SwitchView& sw, Packet& p, PortId port_id, s
     return;
   }
   p.ecn_ce = true;
-  ++counters_.ecn_marks;
+  ++counters_.local().ecn_marks;
 }
 
 }  // namespace rocelab

@@ -15,13 +15,12 @@
 #include <cstdint>
 #include <vector>
 
+#include "net/net_context.h"
 #include "net/packet_state.h"
 #include "net/switch_config.h"
 #include "net/switch_feature.h"
 
 namespace rocelab {
-
-struct NetCounters;
 
 // Stamped on a data packet as it joins an egress queue, read as it leaves (per hop).
 struct NpEcnStamp {
@@ -31,7 +30,7 @@ struct NpEcnStamp {
 
 class NpEcnMarking final : public SwitchFeature {
  public:
-  NpEcnMarking(const SwitchView& sw, NetCounters& counters);
+  NpEcnMarking(const SwitchView& sw, NetCounterLanes& counters);
   uint32_t hooks() const override { return kOnEnqueue | kOnDequeue; }
   void on_enqueue(const SwitchView& sw, Packet& p, PortId port) override;
   void on_dequeue(const SwitchView& sw, Packet& p, PortId port, size_t queue) override;
@@ -44,7 +43,7 @@ class NpEcnMarking final : public SwitchFeature {
  private:
   std::vector<EcnConfig> port_ecn_;  // kmin is the threshold
   PacketField<NpEcnStamp> stamp_;
-  NetCounters& counters_;
+  NetCounterLanes& counters_;
   uint64_t spared_ = 0;
 };
 

@@ -146,10 +146,10 @@ void Pfc::send_pfc(PortId in_port, Priority prio, bool xoff) {
   EgressPort& port = node_.port(in_port);
   port.count_pfc_frame_sent(xoff);
   if (xoff) {
-    ++ctx_.counters.pause_frames;
-    ++ctx_.counters.pause_frames_by_node[node_.id().index()];
+    ++ctx_.counters().pause_frames;
+    ++ctx_.counters().pause_frames_by_node[node_.id().index()];
   } else {
-    ++ctx_.counters.resume_frames;
+    ++ctx_.counters().resume_frames;
   }
   port.enqueue(id);
   if (ctx_.on_pfc) ctx_.on_pfc(PfcEvent{ctx_.sim.now(), node_.id(), in_port, prio, xoff});

@@ -75,7 +75,7 @@ PortId Switch::route(Packet& p) {
 // table has no such entry), and the packet takes the equal-cost hash.
 PortId Switch::current_hop(const Packet& p, std::span<const PortId> hops, PortId chosen) {
   if (std::find(hops.begin(), hops.end(), chosen) != hops.end()) return chosen;
-  ++ctx_.counters.stale_lb_choices;
+  ++ctx_.counters().stale_lb_choices;
   return hops[ecmp_index(p, hops)];
 }
 
@@ -100,7 +100,7 @@ void Switch::forward(PacketId pkt, PortId in_port) {
   p.ingress_port = in_port;  // this switch's, before a scheme routes it (DRILL's engines)
   const PortId out = route(p);
   if (!out.valid()) [[unlikely]] {
-    ctx_.counters.count_fault_loss(FaultLoss::kNoRoute, p, ctx_.sim.now());
+    ctx_.counters().count_fault_loss(FaultLoss::kNoRoute, p, ctx_.sim.now());
     ctx_.free_packet(pkt);
     return;
   }
@@ -116,9 +116,9 @@ void Switch::forward(PacketId pkt, PortId in_port) {
 
 bool Switch::admit(Packet& p, PortId in_port, PortId out) {
   if (!fc_->admit(in_port, out, p)) {
-    ++ctx_.counters.drops;
-    if (p.type != PacketType::kData) ++ctx_.counters.ack_drops;
-    ctx_.counters.drop_bytes += p.wire_bytes;
+    ++ctx_.counters().drops;
+    if (p.type != PacketType::kData) ++ctx_.counters().ack_drops;
+    ctx_.counters().drop_bytes += p.wire_bytes;
     ctx_.free_packet(p.self);
     return false;
   }
@@ -197,12 +197,12 @@ void SwitchView::enqueue_held(PacketId pkt) const {
 }
 bool SwitchView::suppress_cnp(Packet& p) const {
   if (p.type == PacketType::kCnp) {
-    ++ctx_->counters.cnps_suppressed;
+    ++ctx_->counters().cnps_suppressed;
     ctx_->free_packet(p.self);
     return true;
   }
   if ((p.type == PacketType::kAck || p.type == PacketType::kNak) && p.cnp_flag) {
-    ++ctx_->counters.cnps_suppressed;
+    ++ctx_->counters().cnps_suppressed;
     p.cnp_flag = false;
   }
   return false;

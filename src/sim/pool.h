@@ -123,6 +123,7 @@ class Pool {
     for (const Lane& lane : lanes_) n += lane.in_use;
     return static_cast<size_t>(n);
   }
+  size_t max_objects() const { return max_objects_; }
   size_t capacity() const {
     const std::lock_guard<std::mutex> lock(grow_mutex_);
     return size_;

@@ -52,6 +52,37 @@ RdmaTransport::~RdmaTransport() {
   net_.set_host_agent(nullptr);
 }
 
+void TransportCounters::add(const TransportCounters& o) {
+  data_packets_sent += o.data_packets_sent;
+  payload_bytes_sent += o.payload_bytes_sent;
+  retransmitted_bytes += o.retransmitted_bytes;
+  payload_bytes_delivered += o.payload_bytes_delivered;
+  acks_sent += o.acks_sent;
+  naks_sent += o.naks_sent;
+  cnps_sent += o.cnps_sent;
+  timeouts += o.timeouts;
+  out_of_order_packets += o.out_of_order_packets;
+  network_reordered_packets += o.network_reordered_packets;
+  flows_finished += o.flows_finished;
+  bitmap_drops += o.bitmap_drops;
+}
+
+void RdmaTransport::set_lanes(uint32_t partitions) {
+  counter_lanes_.set_lanes(partitions, TransportCounters{});
+  ood_lanes_.set_lanes(partitions, std::vector<uint64_t>(kOodBuckets, 0));
+}
+
+void RdmaTransport::fold_lanes() {
+  counter_lanes_.fold(
+      [](TransportCounters& into, const TransportCounters& from) { into.add(from); },
+      TransportCounters{});
+  ood_lanes_.fold(
+      [](std::vector<uint64_t>& into, const std::vector<uint64_t>& from) {
+        for (size_t i = 0; i < from.size(); ++i) into[i] += from[i];
+      },
+      std::vector<uint64_t>(kOodBuckets, 0));
+}
+
 FlowId RdmaTransport::add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time start,
                                uint16_t tag, std::optional<uint16_t> sport,
                                std::optional<uint16_t> dport, std::optional<uint32_t> path,
@@ -224,7 +255,7 @@ void RdmaTransport::on_event(uint32_t, uint64_t arg) {
   // Nothing unacknowledged: a flow paced slower than the timeout (a window below one
   // packet) or held has lost nothing. Its next packet arms the timer again.
   if (s.high_sent <= s.snd_una) return;
-  ++counters_.timeouts;
+  ++lane_counters().timeouts;
   recovery_->on_timeout(f);
   count_unsent(s);
   cc_->on_timeout(f);
@@ -259,7 +290,7 @@ void RdmaTransport::finish_flow(FlowId f) {
   sim().cancel(s.rto);
   hosts_[s.src.index()].nic.deactivate(f);
   records_[f.index()].finish = sim().now();
-  ++counters_.flows_finished;
+  ++lane_counters().flows_finished;
   cc_->on_flow_finish(f);
   path_->on_finish(f);
   if (on_finish_) on_finish_(records_[f.index()]);
@@ -330,9 +361,9 @@ PacketId RdmaTransport::send_data(FlowId f, uint64_t seq, const EgressPort& port
   if (f.index() < pinned_paths_.size() && pinned_paths_[f.index()] != kNotPinned) [[unlikely]]
     pin_path_from_host(p, pinned_paths_[f.index()]);
 
-  ++counters_.data_packets_sent;
-  counters_.payload_bytes_sent += payload;
-  if (seq < s.high_sent) counters_.retransmitted_bytes += payload;
+  ++lane_counters().data_packets_sent;
+  lane_counters().payload_bytes_sent += payload;
+  if (seq < s.high_sent) lane_counters().retransmitted_bytes += payload;
   if (seq == s.snd_nxt) {
     s.snd_nxt += payload;
   } else {
@@ -401,24 +432,24 @@ PacketId RdmaTransport::send_control(const Packet& data, PacketType type, uint64
   ctx_.state.echo(data, c);
   if (type != PacketType::kCnp && cc_->flag_cnp_on_reply(data.flow, data, type)) {
     c.cnp_flag = true;
-    ++counters_.cnps_sent;
+    ++lane_counters().cnps_sent;
   }
   net_.host(data.dst).nic().enqueue(id);
   return id;
 }
 
 void RdmaTransport::send_ack(const Packet& data, uint64_t seq, uint64_t sack_seq) {
-  ++counters_.acks_sent;
+  ++lane_counters().acks_sent;
   send_control(data, PacketType::kAck, seq, sack_seq);
 }
 
 void RdmaTransport::send_nak(const Packet& data, uint64_t seq, uint64_t sack_seq) {
-  ++counters_.naks_sent;
+  ++lane_counters().naks_sent;
   send_control(data, PacketType::kNak, seq, sack_seq);
 }
 
 PacketId RdmaTransport::send_cnp(const Packet& data) {
-  ++counters_.cnps_sent;
+  ++lane_counters().cnps_sent;
   return send_control(data, PacketType::kCnp, 0);
 }
 
@@ -426,7 +457,7 @@ void RdmaTransport::on_data(PacketId pkt) {
   const Packet& p = ctx_.pkt(pkt);
   ReceiverState& r = receivers_[p.flow.index()];
   cc_->on_data_received(p.flow, p);
-  if (p.sent_time < r.latest_sent) ++counters_.network_reordered_packets;
+  if (p.sent_time < r.latest_sent) ++lane_counters().network_reordered_packets;
   r.latest_sent = std::max(r.latest_sent, p.sent_time);
   if (p.seq == r.rcv_nxt) {
     deliver_in_order(r, p);
@@ -441,7 +472,7 @@ void RdmaTransport::on_data(PacketId pkt) {
 void RdmaTransport::deliver_in_order(ReceiverState& r, const Packet& p) {
   const uint64_t size = records_[p.flow.index()].size_bytes;
   r.rcv_nxt += p.payload_bytes;
-  counters_.payload_bytes_delivered += p.payload_bytes;
+  lane_counters().payload_bytes_delivered += p.payload_bytes;
   bool jumped = false;
   if (r.held.marked() > 0 && r.rcv_nxt < size) {  // the hole is filled: deliver what was held
     const uint64_t mtu = ctx_.wire.mtu_payload_bytes;
@@ -450,7 +481,7 @@ void RdmaTransport::deliver_in_order(ReceiverState& r, const Packet& p) {
     // or at the end of the message.
     const uint64_t run_end = std::min(r.held.advance_over_marked() * mtu, size);
     jumped = run_end > r.rcv_nxt;
-    counters_.payload_bytes_delivered += run_end - r.rcv_nxt;
+    lane_counters().payload_bytes_delivered += run_end - r.rcv_nxt;
     r.rcv_nxt = run_end;
   }
   if (++r.unacked_packets >= cfg_.ack_interval_packets || r.rcv_nxt >= size || jumped ||
@@ -462,9 +493,9 @@ void RdmaTransport::deliver_in_order(ReceiverState& r, const Packet& p) {
 }
 
 void RdmaTransport::on_out_of_order(ReceiverState& r, const Packet& p) {
-  ++counters_.out_of_order_packets;
+  ++lane_counters().out_of_order_packets;
   const uint64_t mtu = ctx_.wire.mtu_payload_bytes;
-  ++ood_histogram_[std::min<uint64_t>((p.seq - r.rcv_nxt) / mtu, kOodBuckets - 1)];
+  ++ood_lanes_.local()[std::min<uint64_t>((p.seq - r.rcv_nxt) / mtu, kOodBuckets - 1)];
   // In-order delivery moves the held ring's base only while it holds packets; bring it up
   // to rcv_nxt before marking, or the ring would grow to span every packet since the last
   // reordering (the flow's start) instead of just the reorder window. O(1) when empty.

@@ -68,6 +68,8 @@ struct TransportCounters {
   uint64_t network_reordered_packets = 0;
   uint64_t flows_finished = 0;
   uint64_t bitmap_drops = 0;  // recovery bitmap: arrivals beyond the receiver's bitmap
+  // Adds another partition's counts (every field is a sum).
+  void add(const TransportCounters& o);
 };
 
 // What a flow waits for before it starts (transport/flow_dag.h): the delivery of every flow
@@ -157,7 +159,7 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   // transport.nak_interval.
   void nak_go_back(ReceiverState& r, const Packet& p);
   // Counters a plug-in adds to (its own events: bitmap_drops).
-  TransportCounters& mutable_counters() { return counters_; }
+  TransportCounters& mutable_counters() { return counter_lanes_.local(); }
   // The receiver half of congestion control answers a data packet with a CNP frame; the
   // scheme may write its fields into the returned CNP (it is on its way, not yet arrived).
   PacketId send_cnp(const Packet& data);
@@ -176,11 +178,16 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   size_t flow_count() const { return records_.size(); }
   const FlowRecord& record(FlowId f) const { return records_[f.index()]; }
   const std::vector<FlowRecord>& records() const { return records_; }
-  const TransportCounters& counters() const { return counters_; }
+  // Every partition's counts once fold_lanes() has run (Experiment::run does).
+  const TransportCounters& counters() const { return counter_lanes_.merged(); }
   // Histogram of the out-of-order degree of out-of-order arrivals (DESIGN.md: arriving
   // sequence minus expected sequence, in MTU packets); the last bucket holds >= its index.
   static constexpr size_t kOodBuckets = 4097;
-  const std::vector<uint64_t>& ood_histogram() const { return ood_histogram_; }
+  const std::vector<uint64_t>& ood_histogram() const { return ood_lanes_.merged(); }
+  // A parallel run of `partitions` partitions: the counters get a lane each (sim/lane.h).
+  void set_lanes(uint32_t partitions);
+  // Folds the partitions' counters into the ones counters() reads. Between runs.
+  void fold_lanes();
   size_t active_flows() const;
 
   // HostAgent
@@ -275,8 +282,10 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   bool has_waits_ = false;              // some flow was added with a FlowWait
   PacketField<uint64_t> sack_seq_;      // kSackSeqField
   PacketField<uint8_t> first_of_flow_;  // kFirstOfFlowField
-  TransportCounters counters_;
-  std::vector<uint64_t> ood_histogram_ = std::vector<uint64_t>(kOodBuckets, 0);
+  // The counters of the running partition's lane.
+  TransportCounters& lane_counters() { return counter_lanes_.local(); }
+  PerLane<TransportCounters> counter_lanes_;
+  PerLane<std::vector<uint64_t>> ood_lanes_{std::vector<uint64_t>(kOodBuckets, 0)};
   std::function<void(const FlowRecord&)> on_finish_;
   // Pinned paths by flow index, kNotPinned for the others; empty until a flow is pinned
   // (a full Sender has no room for it, and most runs pin nothing).

@@ -41,12 +41,13 @@ struct PortBench {
   SinkNode peer{ctx, NodeId(1), spec};
   EgressPort port{sim,       pool, owner,
                   PortId(0), 8,    DrrSchedulerConfig().build(8, WireModel{}.mtu_wire_bytes())};
-  std::vector<uint8_t> marks;
+  NetCounterLanes counters;
+  const std::vector<uint8_t>& marks = counters.merged().hol_blocked_flows;
 
   explicit PortBench(bool watched = true) {
     port.connect(&peer, PortId(0), gbps(100), Delta::from_us(1));
     port.set_acks_in_data_queues(true);
-    if (watched) port.watch_hol_blocking(&marks);
+    if (watched) port.watch_hol_blocking(&counters);
   }
   void send(uint32_t flow, PacketType type = PacketType::kData) {
     const PacketId id = ctx.alloc_packet();

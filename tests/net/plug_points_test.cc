@@ -449,7 +449,7 @@ TEST(SwitchFeatures, AFeatureIsAClassAndARegistryLine) {
   };
   if (!switch_feature_registry().find("toy_hops"))
     switch_feature_registry().add("toy_hops", "a test's toy",
-                                  [](NetCounters&) { return std::make_unique<Config>(); });
+                                  [](NetCounterLanes&) { return std::make_unique<Config>(); });
   ScenarioConfig c = load_scenario(std::string(ROCELAB_SOURCE_DIR) + "/tests/scenarios/tiny.yaml",
                                    {"switch.features=[toy_hops]"});
   ExperimentSpec spec = build_experiment(c);
@@ -482,7 +482,7 @@ TEST(SwitchFeatures, LoadBalancersAndFeaturesDeclareTheirHeaderBytes) {
   };
   if (!switch_feature_registry().find("toy_header"))
     switch_feature_registry().add("toy_header", "a test's toy",
-                                  [](NetCounters&) { return std::make_unique<ToyHeader>(); });
+                                  [](NetCounterLanes&) { return std::make_unique<ToyHeader>(); });
   // One 10-packet flow across 3 switches: each data frame is 20 B longer on each of its 4
   // links, each ACK 4 B.
   auto wire = [](bool headers) {

@@ -113,7 +113,7 @@ TEST(FaultEvents, ADropUnderPfcStillFailsBesideAFaultsLosses) {
   const NetCounters& nc = exp.network().counters();
   EXPECT_GT(nc.fault_losses[static_cast<size_t>(FaultLoss::kLinkDown)].data_packets, 0u);
   EXPECT_EQ(exp.check_invariants(), "");
-  exp.network().context().counters.drops = 1;  // as an MMU drop would
+  exp.network().context().counters().drops = 1;  // as an MMU drop would
   EXPECT_NE(exp.check_invariants().find("1 packets dropped with PFC on"), std::string::npos)
       << exp.check_invariants();
 }

@@ -70,7 +70,7 @@ Experiment::Experiment(const ExperimentSpec& spec, std::unique_ptr<CongestionCon
   // Every scheme's header, in the wire model before the network (and its headroom) is built.
   spec_.network.wire.data_header_bytes += needs.data_header_bytes + lb->header_bytes().data;
   spec_.network.wire.ack_bytes += needs.ack_header_bytes + lb->header_bytes().ack;
-  NetCounters unbound;  // a feature's configuration is asked before the counters exist
+  NetCounterLanes unbound;  // a feature's configuration is asked before the counters exist
   for (const std::string& n : features) {
     const HeaderBytes h = feature_entry(n).factory(unbound)->header_bytes();
     spec_.network.wire.data_header_bytes += h.data;
@@ -78,7 +78,7 @@ Experiment::Experiment(const ExperimentSpec& spec, std::unique_ptr<CongestionCon
   }
   net_ = std::make_unique<Network>(sim_, spec_.topology, spec_.network);
   for (const std::string& n : features)
-    net_->install_switch_feature(*feature_entry(n).factory(net_->context().counters));
+    net_->install_switch_feature(*feature_entry(n).factory(net_->context().counter_lanes));
   net_->install_load_balancers(*lb);
   transport_ = std::make_unique<RdmaTransport>(*net_, spec_.transport, std::move(cc));
   // A stop takes effect at the next multiple of the smallest link delay: the lookahead of
@@ -166,6 +166,8 @@ RunStats Experiment::run(Time until) {
   // All flows done and the stop reached (or no flow at all to ask for it): nothing to run.
   const bool over = spec_.stop_when_done && finished_ == flows && (flows == 0 || sim_.stopped());
   if (!over) sim_.run_until(end);
+  net_->fold_counters();
+  transport_->fold_lanes();
   RunStats st;
   st.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   st.events = sim_.events_processed() - events0;

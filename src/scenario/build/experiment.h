@@ -74,7 +74,11 @@ class Experiment {
   RunStats run(Time until = Time::never());
   // After the flows are done: processes what is still in flight (duplicates, PFC resumes,
   // cancelled timers) so that the drained-network invariants can be checked.
-  void drain() { sim_.run_until(Time::never()); }
+  void drain() {
+    sim_.run_until(Time::never());
+    net_->fold_counters();
+    transport_->fold_lanes();
+  }
 
   Simulator& sim() { return sim_; }
   Network& network() { return *net_; }

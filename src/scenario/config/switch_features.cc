@@ -10,23 +10,23 @@ namespace rocelab {
 namespace {
 class EcnFeatureConfig final : public SwitchFeatureConfig {
  public:
-  explicit EcnFeatureConfig(NetCounters& counters) : counters_(counters) {}
+  explicit EcnFeatureConfig(NetCounterLanes& counters) : counters_(counters) {}
   std::unique_ptr<SwitchFeature> build(const SwitchView& sw) const override {
-    return std::make_unique<RedEcnMarking>(sw, &counters_.ecn_marks);
+    return std::make_unique<RedEcnMarking>(sw, &counters_);
   }
 
  private:
-  NetCounters& counters_;
+  NetCounterLanes& counters_;
 };
 class NpEcnFeatureConfig final : public SwitchFeatureConfig {
  public:
-  explicit NpEcnFeatureConfig(NetCounters& counters) : counters_(counters) {}
+  explicit NpEcnFeatureConfig(NetCounterLanes& counters) : counters_(counters) {}
   std::unique_ptr<SwitchFeature> build(const SwitchView& sw) const override {
     return std::make_unique<NpEcnMarking>(sw, counters_);
   }
 
  private:
-  NetCounters& counters_;
+  NetCounterLanes& counters_;
 };
 class IntFeatureConfig final : public SwitchFeatureConfig {
  public:
@@ -40,13 +40,13 @@ Registry<SwitchFeatureFactory>& switch_feature_registry() {
   static Registry<SwitchFeatureFactory> registry = [] {
     Registry<SwitchFeatureFactory> r;
     r.add("ecn", "RED/ECN marking at egress, the DCQCN congestion point (switch.ecn)",
-          [](NetCounters& c) { return std::make_unique<EcnFeatureConfig>(c); });
+          [](NetCounterLanes& c) { return std::make_unique<EcnFeatureConfig>(c); });
     r.add("np_ecn",
           "PCN's Non-PAUSE ECN: marks above switch.ecn.kmin, but not packets that waited "
           "through a PAUSE; takes the place of ecn",
-          [](NetCounters& c) { return std::make_unique<NpEcnFeatureConfig>(c); });
+          [](NetCounterLanes& c) { return std::make_unique<NpEcnFeatureConfig>(c); });
     r.add("int", "in-band telemetry: each egress stamps time, tx bytes, queue, rate (HPCC)",
-          [](NetCounters&) { return std::make_unique<IntFeatureConfig>(); });
+          [](NetCounterLanes&) { return std::make_unique<IntFeatureConfig>(); });
     return r;
   }();
   return registry;

@@ -7,14 +7,14 @@
 #include <functional>
 #include <memory>
 
+#include "net/net_context.h"
 #include "net/switch_feature.h"
 #include "sim/registry.h"
 
 namespace rocelab {
 
-struct NetCounters;
 using SwitchFeatureFactory =
-    std::function<std::unique_ptr<SwitchFeatureConfig>(NetCounters& counters)>;
+    std::function<std::unique_ptr<SwitchFeatureConfig>(NetCounterLanes& counters)>;
 // Mutable, as the loss recoveries': a test (or a user's own build) registers a feature.
 Registry<SwitchFeatureFactory>& switch_feature_registry();
 
