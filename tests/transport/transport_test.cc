@@ -235,7 +235,7 @@ class StartLog final : public CongestionControl {
   std::vector<std::pair<Time, FlowId>>* log_;
 };
 
-TEST(FlowStarts, HundredThousandFlowsQueueOneOrTwoEvents) {
+TEST(FlowStarts, HundredThousandFlowsQueueOneOrTwoEventsPerSender) {
   constexpr uint32_t kFlows = 100'000;
   for (const bool rising : {true, false}) {
     SCOPED_TRACE(rising ? "rising starts" : "falling starts");
@@ -248,9 +248,9 @@ TEST(FlowStarts, HundredThousandFlowsQueueOneOrTwoEvents) {
       spec.flows.push_back(test::flow(i % 4, (i + 1) % 4, 1000, start_of(i)));
     std::vector<std::pair<Time, FlowId>> log;
     Experiment exp(spec, std::make_unique<StartLog>(&log));
-    // Rising: the first flow's start event only. Falling: the first flow's start event, and
-    // one wake-up queued when the second flow came in earlier.
-    EXPECT_EQ(exp.sim().pending_events(), rising ? 1u : 2u);
+    // Rising: each of the 4 senders' first flow's start event only. Falling: those, and a
+    // wake-up per sender queued when its second flow came in earlier.
+    EXPECT_EQ(exp.sim().pending_events(), rising ? 4u : 8u);
     // The 10 flows starting in [0, 9 us] start, each at its time; the rest wait outside
     // the queue.
     exp.run(Time{Delta::from_us(9).ps});
