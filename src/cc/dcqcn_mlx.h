@@ -31,8 +31,9 @@ class DcqcnMlx final : public DcqcnReceiverHalf, private EventHandler {
   explicit DcqcnMlx(const DcqcnConfig& cfg = {}) : DcqcnReceiverHalf(cfg.np), cfg_(cfg) {}
 
   void attach(RdmaTransport& transport) override;
+  // Sized, not only reserved: a partitioned run's flows may not grow a shared vector.
   void reserve_flows(size_t n) override {
-    state_.reserve(n);
+    if (state_.size() < n) state_.resize(n);
     reserve_receiver(n);
   }
   void on_flow_start(FlowId f) override;

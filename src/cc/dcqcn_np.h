@@ -66,7 +66,9 @@ class DcqcnReceiverHalf : public CongestionControl {
 
  protected:
   // Sized with the flows, so that the first marked packet of a run allocates nothing.
-  void reserve_receiver(size_t n) { last_cnp_.reserve(n); }
+  void reserve_receiver(size_t n) {
+    if (last_cnp_.size() < n) last_cnp_.resize(n, Time::never());
+  }
 
  private:
   DcqcnNpConfig np_;

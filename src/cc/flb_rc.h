@@ -34,7 +34,10 @@ class FlbRateControl final : public CongestionControl, public EventHandler {
  public:
   explicit FlbRateControl(const FlbRcConfig& cfg) : cfg_(cfg) {}
   void attach(RdmaTransport& transport) override;
-  void reserve_flows(size_t n) override { state_.reserve(n); }
+  // Sized, not only reserved: a partitioned run's flows may not grow a shared vector.
+  void reserve_flows(size_t n) override {
+    if (state_.size() < n) state_.resize(n);
+  }
   void on_flow_start(FlowId f) override;
   void on_control(FlowId f, const Packet& p) override;
   void on_flow_finish(FlowId f) override;

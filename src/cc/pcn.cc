@@ -35,8 +35,9 @@ void Pcn::attach(RdmaTransport& transport) {
 }
 
 void Pcn::reserve_flows(size_t n) {
-  sender_.reserve(n);
-  receiver_.reserve(n);
+  // Sized, not only reserved: a partitioned run's flows may not grow a shared vector.
+  if (sender_.size() < n) sender_.resize(n);
+  if (receiver_.size() < n) receiver_.resize(n);
 }
 
 void Pcn::on_flow_start(FlowId f) {

@@ -49,7 +49,10 @@ class Swift final : public CongestionControl {
  public:
   explicit Swift(const SwiftConfig& cfg = {}) : cfg_(cfg) {}
 
-  void reserve_flows(size_t n) override { state_.reserve(n); }
+  // Sized, not only reserved: a partitioned run's flows may not grow a shared vector.
+  void reserve_flows(size_t n) override {
+    if (state_.size() < n) state_.resize(n);
+  }
   void on_flow_start(FlowId f) override;
   void on_ack(FlowId f, const AckEvent& ack) override;
   void on_nak(FlowId f, const Packet& nak) override;

@@ -53,7 +53,10 @@ class Timely final : public CongestionControl {
   explicit Timely(const TimelyConfig& cfg = {}) : cfg_(cfg), ns3_(cfg.model == "ns3") {}
 
   CcFabricNeeds fabric_needs() const override;
-  void reserve_flows(size_t n) override { state_.reserve(n); }
+  // Sized, not only reserved: a partitioned run's flows may not grow a shared vector.
+  void reserve_flows(size_t n) override {
+    if (state_.size() < n) state_.resize(n);
+  }
   void on_flow_start(FlowId f) override;
   void on_ack(FlowId f, const AckEvent& ack) override;
 

@@ -174,6 +174,11 @@ int main(int argc, char** argv) {
   };
   auto* run = app.add_subcommand("run", "run one scenario");
   add_run_options(run, "run directory (default runs/<name>)");
+  uint32_t threads = 1;
+  run->add_option("--threads,-t", threads,
+                  "threads for this one run: the network cut into partitions, the same results "
+                  "as one thread (docs/parallel.md; not every scheme yet)")
+      ->check(CLI::Range(1u, 1024u));
 
   auto* cmp = app.add_subcommand("compare", "run one scenario under several schemes");
   add_run_options(cmp, "write DIR/<scheme>/ and DIR/compare.csv");
@@ -289,6 +294,7 @@ int main(int argc, char** argv) {
       RunOptions o;
       o.quiet = quiet;
       o.interrupted = &g_interrupted;
+      o.threads = threads;
       o.out_dir = out_dir.empty() ? "runs/" + c.name : out_dir;
       const nlohmann::json s = run_scenario(c, o);
       const std::string label = SchemeTriple{c.lb, c.cc, c.fc}.label();

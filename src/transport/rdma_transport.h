@@ -99,6 +99,8 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   FlowId add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time start, uint16_t tag = 0,
                   std::optional<uint16_t> sport = {}, std::optional<uint16_t> dport = {},
                   std::optional<uint32_t> path = {}, const FlowWait& wait = {});
+  // Some flow waits for others (add_flow's `wait`).
+  bool has_waits() const { return has_waits_; }
   // The path flow f is pinned to (add_flow's `path`), if any.
   std::optional<uint32_t> pinned_path(FlowId f) const {
     if (f.index() >= pinned_paths_.size() || pinned_paths_[f.index()] == kNotPinned) return {};

@@ -1,11 +1,13 @@
 #include "scenario/build/experiment.h"
 
 #include <algorithm>
+
 #include <stdexcept>
 
 #include "cc/cc_registry.h"
 #include "fc/fc_registry.h"
 #include "lb/lb_registry.h"
+#include "scenario/build/partition.h"
 #include "scenario/config/switch_features.h"
 
 namespace rocelab {
@@ -156,6 +158,43 @@ void Experiment::add_flows(const std::vector<FlowSpec>& flows) {
       after_delay_.push_back(f.after_delay);
     }
   }
+}
+
+std::string Experiment::parallel_obstacle() const {
+  // What still shares state across nodes within a window (docs/parallel.md, "Needs work").
+  if (spec_.fc == "bfc") return "flow control 'bfc' shares its filter snapshots across switches";
+  const std::string& path = spec_.transport.path_policy;
+  if (path != "fixed")
+    return "host path policy '" + path + "' draws from one random stream for all hosts";
+  if (spec_.cc == "flb_rc") return "congestion control 'flb_rc' counts its CNMs in one counter";
+  if (faults_) return "faults, the PFC watchdog and the deadlock detector are not partitioned yet";
+  if (transport_->has_waits())
+    return "flows that wait for other flows (traces' `after`, collectives) release each other "
+           "across partitions without delay";
+  if (net_->context().on_pfc) return "the PFC event log (outputs.pfc_events) is one list";
+  return {};
+}
+
+void Experiment::set_threads(uint32_t threads) {
+  if (threads <= 1) return;
+  if (sim_.events_processed() > 0)
+    throw std::invalid_argument("--threads: set before the run starts");
+  if (const std::string why = parallel_obstacle(); !why.empty())
+    throw std::invalid_argument("--threads " + std::to_string(threads) + ": not yet for this " +
+                                "scenario: " + why + " (docs/parallel.md)");
+  // More partitions than threads: a thread that finishes its partition takes another, so
+  // a busy one (an incast's) holds one thread while the rest share the others.
+  const PartitionPlan plan = plan_partitions(*net_, threads * 4);
+  if (plan.count < 2) return;  // one edge switch: nothing to cut
+  if (plan.lookahead.ps <= 0)
+    throw std::invalid_argument("--threads: a cut link has no delay (no lookahead)");
+  for (const uint32_t l : plan.cut_links) {
+    net_->link_port(l, true).set_cut(true);
+    net_->link_port(l, false).set_cut(true);
+  }
+  net_->set_lanes(plan.count);
+  transport_->set_lanes(plan.count);
+  sim_.set_partitions(plan.node_partition, plan.count, plan.lookahead, threads);
 }
 
 RunStats Experiment::run(Time until) {

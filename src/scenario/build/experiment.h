@@ -70,6 +70,14 @@ class Experiment {
   // With a congestion-control object supplied by the caller (tests, custom schemes).
   Experiment(const ExperimentSpec& spec, std::unique_ptr<CongestionControl> cc);
 
+  // Runs on `threads` threads (issue 52, docs/parallel.md): the network cut into
+  // partitions (scenario/build/partition.h), with the same results as one thread. 1: the
+  // serial run. Before the run, after any recorder hooks its observers in. Throws
+  // std::invalid_argument naming what in this experiment cannot run in parallel yet.
+  void set_threads(uint32_t threads);
+  // Why this experiment cannot run on several threads; empty when it can.
+  std::string parallel_obstacle() const;
+
   // Runs until `until`, the spec's stop time or the last flow's end, whichever is first.
   RunStats run(Time until = Time::never());
   // After the flows are done: processes what is still in flight (duplicates, PFC resumes,

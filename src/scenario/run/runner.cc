@@ -96,6 +96,11 @@ nlohmann::json run_scenario(ScenarioConfig& c, const RunOptions& o) {
   std::unique_ptr<BufferSampler> buffers;
   if (c.outputs.buffer_sample_interval > Delta::zero())
     buffers = std::make_unique<BufferSampler>(exp, c.outputs.buffer_sample_interval);
+  try {
+    exp.set_threads(o.threads);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(e.what());
+  }
 
   const Time end = spec.stop;
   const auto t0 = Clock::now();

@@ -1,0 +1,24 @@
+// How a network is cut into partitions for a parallel run (issue 52, docs/parallel.md):
+// each host with its edge switch, the edge switches in runs of neighbours, the switches
+// above them spread round robin. Links between partitions are cut; the smallest delay of a
+// cut link is the lookahead.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "net/network.h"
+
+namespace rocelab {
+
+struct PartitionPlan {
+  uint32_t count = 1;
+  std::vector<uint32_t> node_partition;  // by node id
+  std::vector<uint32_t> cut_links;       // TopologySpec::links indices
+  Delta lookahead = Delta::max();        // the smallest delay of a cut link
+};
+
+// At most `partitions` partitions (fewer when the network has fewer edge switches).
+PartitionPlan plan_partitions(const Network& net, uint32_t partitions);
+
+}  // namespace rocelab

@@ -1,0 +1,125 @@
+// One run on several threads (issue 52): `rocelab run --threads N` writes the same
+// flows.csv and summary.json (but its wall-clock and thread fields) for every N, 1 included,
+// on more threads than this machine has cores too.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "../cli_util.h"
+#include "scenario/build/scenario_build.h"
+#include "scenario/config/scenario_config.h"
+#include "scenario/config/yaml_params.h"
+#include "scenario/run/runner.h"
+
+namespace rocelab {
+namespace {
+
+// Four leaves (four partitions at most), unequal link delays, a Poisson background and an
+// incast that pauses links.
+const std::string kScenario = R"(name: parallel
+seed: 11
+topology: {type: leaf_spine, leaves: 4, spines: 2, hosts_per_leaf: 4, link_delay: 1us}
+switch: {buffer: 1MB}
+workloads:
+  - name: background
+    type: poisson
+    cdf: fb_webserver
+    load: 0.5
+    stop: 150us
+  - name: incast
+    type: incast
+    senders: h4..h15
+    receiver: h0
+    total_size: 600KB
+    start: 40us
+    interval: 60us
+    repeats: 2
+outputs: {flows_csv: true, pfc_events: false}
+)";
+
+struct Outcome {
+  std::string flows_csv;
+  nlohmann::json summary;
+};
+
+// The fields that say how the run ran, not what it simulated.
+void strip_run_fields(nlohmann::json& s) {
+  for (const char* key : {"wall_s", "events_per_s", "version", "threads", "setup_s", "parallel"})
+    s.erase(key);
+}
+
+Outcome run(const std::string& schemes, uint32_t threads, const std::string& dir_name) {
+  std::vector<std::string> sets;
+  const size_t plus = schemes.find('+');
+  sets.push_back("lb=" + schemes.substr(0, plus));
+  sets.push_back("cc=" + schemes.substr(plus + 1));
+  ScenarioConfig c = load_scenario_text(kScenario, "parallel.yaml", sets);
+  const std::filesystem::path dir = test::temp_dir(dir_name + std::to_string(threads));
+  RunOptions o;
+  o.quiet = true;
+  o.threads = threads;
+  o.out_dir = dir.string();
+  Outcome out;
+  out.summary = run_scenario(c, o);
+  out.flows_csv = test::slurp((dir / "flows.csv").string());
+  strip_run_fields(out.summary);
+  std::filesystem::remove_all(dir);
+  return out;
+}
+
+void expect_same_on_any_threads(const std::string& schemes) {
+  SCOPED_TRACE(schemes);
+  const Outcome one = run(schemes, 1, "par_" + schemes);
+  ASSERT_EQ(one.summary["invariants"], "ok");
+  ASSERT_GT(one.summary["pfc_pause_frames"].get<uint64_t>(), 0u) << "the incast pauses links";
+  ASSERT_GT(one.flows_csv.size(), 1000u);
+  for (const uint32_t threads : {2u, 3u, 4u, 8u}) {
+    const Outcome many = run(schemes, threads, "par_" + schemes);
+    EXPECT_EQ(many.flows_csv, one.flows_csv) << threads << " threads";
+    EXPECT_EQ(many.summary.dump(1), one.summary.dump(1)) << threads << " threads";
+  }
+}
+
+TEST(ParallelScenario, ThreadsCutTheNetworkAtItsEdgeSwitches) {
+  ScenarioConfig c = load_scenario_text(kScenario, "parallel.yaml");
+  Experiment exp(build_experiment(c));
+  exp.set_threads(3);
+  ASSERT_TRUE(exp.sim().parallel());
+  EXPECT_EQ(exp.sim().partition_count(), 4u) << "one per leaf, its hosts with it";
+  EXPECT_EQ(exp.sim().thread_count(), 3u);
+  EXPECT_EQ(exp.sim().lookahead(), Delta::from_us(1));
+  const RunStats st = exp.run(Time{Delta::from_ms(50).ps});
+  EXPECT_TRUE(st.done);
+  const ParallelProfile& prof = exp.sim().parallel_profile();
+  EXPECT_GT(prof.windows, 100u);
+  EXPECT_EQ(prof.node_events + prof.global_events, st.events);
+  for (const uint64_t n : prof.partition_events) EXPECT_GT(n, 1000u);
+}
+
+TEST(ParallelScenario, WhatCannotRunInParallelYetIsRefusedByName) {
+  ScenarioConfig c = load_scenario_text(kScenario, "parallel.yaml", {"fc=bfc"});
+  Experiment exp(build_experiment(c));
+  try {
+    exp.set_threads(2);
+    ADD_FAILURE() << "accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("'bfc'"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(exp.sim().parallel());
+}
+
+TEST(ParallelScenario, EcmpDcqcnGivesTheSameResultsOnAnyThreads) {
+  expect_same_on_any_threads("ecmp+dcqcn");
+}
+
+// The switch load balancers keep their state per switch: each runs where its switch is.
+TEST(ParallelScenario, SwitchLoadBalancersGiveTheSameResultsOnAnyThreads) {
+  for (const char* schemes : {"letflow+hpcc", "conweave+dcqcn", "flb+dcqcn", "drill+dcqcn",
+                              "conga+dcqcn", "proteus+dcqcn", "lbodsn+dcqcn", "rps+timely"})
+    expect_same_on_any_threads(schemes);
+}
+
+}  // namespace
+}  // namespace rocelab
