@@ -41,6 +41,19 @@ inline FlowSpec flow(uint32_t src, uint32_t dst, uint64_t size, Time start = Tim
 }
 
 // Runs to completion, drains, and asserts the model's invariants.
+// Link `link` fails in one direction (from its end a, or b) from `at` to `until`; routing
+// sees it after `detect`.
+inline FaultEvent link_down(uint32_t link, bool from_a, Delta at, Delta until, Delta detect) {
+  FaultEvent e;
+  e.kind = FaultEvent::Kind::kLinkDown;
+  e.at = Time::zero() + at;
+  e.until = Time::zero() + until;
+  e.links = {link};
+  e.directions = {{link, from_a}};
+  e.detection_delay = detect;
+  return e;
+}
+
 inline RunStats run_checked(Experiment& exp, Time limit = Time{Delta::from_ms(200).ps}) {
   RunStats st = exp.run(limit);
   EXPECT_TRUE(st.all_finished) << "flows left unfinished at " << st.sim_end.us() << " us";

@@ -176,7 +176,6 @@ class EgressPort final {
   // end, instead of the list of frames on the wire that both ends would touch. It carries
   // the same key, so the run's order is the same cut or not.
   void set_cut(bool cut) { cut_ = cut; }
-  bool cut() const { return cut_; }
 
   // ---------------------------------------------------------------- faults (net/faults.h)
   // The link behind this port (this direction) fails: frames on the wire are lost when

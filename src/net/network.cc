@@ -186,19 +186,21 @@ void NetCounters::add(const NetCounters& o) {
   last_fault_loss = std::max(last_fault_loss, o.last_fault_loss);
 }
 
+NetCounters Network::blank_counters() const {
+  NetCounters blank;
+  blank.pause_frames_by_node.assign(nodes_.size(), 0);
+  return blank;
+}
+
 void Network::set_lanes(uint32_t partitions) {
   pool_.set_lanes(partitions);
   ctx_->state.prepare_lanes(pool_.max_objects());
-  NetCounters blank;
-  blank.pause_frames_by_node.assign(nodes_.size(), 0);
-  ctx_->counter_lanes.set_lanes(partitions, blank);
+  ctx_->counter_lanes.set_lanes(partitions, blank_counters());
 }
 
 void Network::fold_counters() {
-  NetCounters blank;
-  blank.pause_frames_by_node.assign(nodes_.size(), 0);
   ctx_->counter_lanes.fold([](NetCounters& into, const NetCounters& from) { into.add(from); },
-                           blank);
+                           blank_counters());
 }
 
 uint64_t Network::data_packet_hops() const {

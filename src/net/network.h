@@ -123,6 +123,8 @@ class Network {
     }
   };
   RouteLinks route_links(NodeId a, NodeId b) const;
+  // Counters with nothing counted yet: a lane's start (pause frames by node sized).
+  NetCounters blank_counters() const;
   // The switch links of the default route between two edge switches (cached).
   std::span<const Link> edge_route_links(uint32_t src_edge, uint32_t dst_edge) const;
 

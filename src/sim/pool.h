@@ -76,7 +76,6 @@ class Pool {
     for (const uint32_t idx : free_) lanes_[0].free.push_back(idx);
     free_.clear();
   }
-  bool has_lanes() const { return !lanes_.empty(); }
 
   uint32_t alloc() {
     if (!lanes_.empty()) [[unlikely]]

@@ -14,10 +14,6 @@ FlowStarts::FlowStarts(Simulator& sim, std::function<void(FlowId)> start,
       lp_of_(std::move(lp_of)),
       handler_(sim.add_handler(this)) {}
 
-void FlowStarts::reserve(size_t) {
-  // Per sender, the flows' share is not known: each sender's list grows by doubling.
-}
-
 FlowStarts::Sender& FlowStarts::sender(LpId lp) {
   // Grown while building (the global LP adds the flows of the scenario); a flow added while
   // the run goes on is one of a sender that already has flows, or the run is serial.

@@ -28,7 +28,6 @@ class FlowStarts final : public EventHandler {
   // While the run goes on, only an event of f's sender may add it (a partition touches
   // its own senders only).
   void add(FlowId f, Time at);
-  void reserve(size_t n);
   void on_event(uint32_t kind, uint64_t arg) override;
 
  private:

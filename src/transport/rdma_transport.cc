@@ -212,7 +212,6 @@ void RdmaTransport::reserve_flows(size_t n) {
   flows_.reserve(n);
   receivers_.reserve(n);
   records_.reserve(n);
-  starts_.reserve(n);
   cc_->reserve_flows(n);
   recovery_->reserve_flows(n);
 }

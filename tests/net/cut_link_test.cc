@@ -65,14 +65,8 @@ TEST(CutLink, AFailedCutLinkLosesTheFramesOnItsWire) {
   spec.network.switch_config.ecn.enabled = false;
   spec.transport.rto = Delta::from_us(100);
   spec.flows = {test::flow(0, 1, 100 * 1000)};
-  FaultEvent e;
-  e.kind = FaultEvent::Kind::kLinkDown;
-  e.at = Time{Delta::from_us(5).ps};
-  e.until = Time{Delta::from_us(20).ps};
-  e.links = {1};
-  e.directions = {{1, true}};
-  e.detection_delay = Delta::from_us(100);
-  spec.faults.events = {e};
+  spec.faults.events = {
+      test::link_down(1, true, Delta::from_us(5), Delta::from_us(20), Delta::from_us(100))};
   const Outcome chained = run(spec, false), cut = run(spec, true);
   EXPECT_EQ(chained.lost_data_packets, 67u) << "tests/net/faults_test.cc counts them by hand";
   EXPECT_EQ(cut, chained);

@@ -17,16 +17,7 @@ constexpr int64_t kFramePs = 86'560;
 constexpr int64_t kUs = 1'000'000;
 constexpr Priority kRdma = 3;
 
-FaultEvent link_down(uint32_t link, bool from_a, Delta at, Delta until, Delta detect) {
-  FaultEvent e;
-  e.kind = FaultEvent::Kind::kLinkDown;
-  e.at = Time::zero() + at;
-  e.until = Time::zero() + until;
-  e.links = {link};
-  e.directions = {{link, from_a}};
-  e.detection_delay = detect;
-  return e;
-}
+using test::link_down;
 
 // a (0) - sw0 (2) - sw1 (3) - b (1); link 1 is sw0-sw1. A 100-frame flow at line rate from
 // t = 0 (no congestion control); sw0 -> sw1 fails from 5 us to 20 us. Routing's detection
