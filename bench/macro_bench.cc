@@ -43,6 +43,7 @@
 #include "scenario/build/scenario_build.h"
 #include "scenario/config/scenario_config.h"
 #include "scenario/config/version.h"
+#include "scenario/results/results.h"
 #include "stats/fct_summary.h"
 #include "workload/flow_size_cdf.h"
 #include "workload/poisson.h"
@@ -371,6 +372,11 @@ int main(int argc, char** argv) {
   app.add_option("--preset", o.preset, "preset (none, conweave-ns3, hpcc-ns3)");
   app.add_option("--flows", o.max_flows, "million-flows: how many flows")->capture_default_str();
   app.add_option("--json", json_path, "also write the numbers to this JSON file");
+  uint32_t threads = 1, partitions = 0;
+  app.add_option("--threads", threads, "threads for the run (rocelab run --threads)")
+      ->check(CLI::Range(1u, 1024u));
+  app.add_option("--partitions", partitions,
+                 "partitions to cut the network into (0: four per thread)");
   double progress_s = 0;
   app.add_option("--progress-s", progress_s,
                  "run in chunks, a progress line every this many wall seconds; SIGINT or "
@@ -385,6 +391,7 @@ int main(int argc, char** argv) {
     const auto setup_t0 = std::chrono::steady_clock::now();
     CaseSetup setup = bench_case->setup(o);
     Experiment exp(setup.spec);
+    exp.set_threads(threads, partitions);
     // The simulation holds its own copy of the flows; the bench's is no longer needed and
     // would only inflate the memory figures.
     const size_t flow_count = setup.spec.flows.size();
@@ -435,6 +442,15 @@ int main(int argc, char** argv) {
         fs.afct_us, fs.p99_fct_us, fs.mean_slowdown, fs.p99_slowdown);
     fmt::print("PFC PAUSE     : {} frames, drops {}, ECN marks {}, CNPs {}\n", nc.pause_frames,
                nc.drops, nc.ecn_marks, tc.cnps_sent);
+    const nlohmann::json par = parallel_profile_json(exp.sim());
+    fmt::print(
+        "parallel      : {} threads, {} partitions, {} windows, {:.0f} events per window, "
+        "critical path {:.3f}; wall {:.3f} s: busy {:.3f} s (all threads), between windows "
+        "{:.3f} s, barrier wait {:.3f} s\n",
+        threads, par["partitions"].get<uint32_t>(), par["windows"].get<uint64_t>(),
+        par["events_per_window"].get<double>(), par["critical_path_share"].get<double>(),
+        par["run_s"].get<double>(), par["busy_s"].get<double>(),
+        par["between_windows_s"].get<double>(), par["barrier_wait_s"].get<double>());
 
     if (!json_path.empty()) {
       nlohmann::json j;
@@ -475,6 +491,7 @@ int main(int argc, char** argv) {
       j["drops"] = nc.drops;
       j["ecn_marks"] = nc.ecn_marks;
       j["cnps_sent"] = tc.cnps_sent;
+      j["parallel"] = par;
       std::ofstream out(json_path);
       if (!out) throw std::runtime_error("--json: cannot write " + json_path);
       out << j.dump(2) << "\n";

@@ -179,6 +179,12 @@ int main(int argc, char** argv) {
                   "threads for this one run: the network cut into partitions, the same results "
                   "as one thread (docs/parallel.md; not every scheme yet)")
       ->check(CLI::Range(1u, 1024u));
+  uint32_t partitions = 0;
+  run->add_option("--partitions", partitions,
+                  "partitions to cut the network into (default: four per thread, at most one per "
+                  "edge switch); several on one thread show the parallelism a larger machine "
+                  "would find (summary.json's parallel.*)")
+      ->check(CLI::Range(0u, 1u << 20));
 
   auto* cmp = app.add_subcommand("compare", "run one scenario under several schemes");
   add_run_options(cmp, "write DIR/<scheme>/ and DIR/compare.csv");
@@ -295,6 +301,7 @@ int main(int argc, char** argv) {
       o.quiet = quiet;
       o.interrupted = &g_interrupted;
       o.threads = threads;
+      o.partitions = partitions;
       o.out_dir = out_dir.empty() ? "runs/" + c.name : out_dir;
       const nlohmann::json s = run_scenario(c, o);
       const std::string label = SchemeTriple{c.lb, c.cc, c.fc}.label();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <barrier>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -313,8 +314,17 @@ bool Simulator::plan_window(Time until) {
   }
 }
 
+namespace {
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+}  // namespace
+
 void Simulator::run_parallel(Time until) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point run_start = Clock::now();
   for (auto& p : parts_) p->stop_requested = false;
+  profile_.thread_busy_s.resize(threads_, 0.0);
   const auto nodes = static_cast<uint32_t>(parts_.size() - 1);
   std::atomic<uint32_t> next{0};
   bool done = false;
@@ -326,6 +336,7 @@ void Simulator::run_parallel(Time until) {
   };
   // Between windows, on the last thread to arrive: the others wait at the barrier.
   auto between_windows = [&]() noexcept {
+    const Clock::time_point t0 = Clock::now();
     tls_partition_ = nullptr;
     tls_sim_lane = 0;
     try {
@@ -335,14 +346,17 @@ void Simulator::run_parallel(Time until) {
       done = true;
     }
     next.store(0, std::memory_order_relaxed);
+    profile_.between_windows_s += seconds_since(t0);
   };
   std::barrier sync(static_cast<std::ptrdiff_t>(threads_), between_windows);
   // Each window, each thread takes the next partition not taken yet: a busy partition
   // holds one thread while the others run the rest.
-  auto work = [&] {
+  auto work = [&](uint32_t thread) {
+    double busy_s = 0;
     for (;;) {
       sync.arrive_and_wait();
-      if (done) return;
+      if (done) break;
+      const Clock::time_point t0 = Clock::now();
       for (uint32_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < nodes;) {
         try {
           run_window(*parts_[i]);
@@ -352,12 +366,15 @@ void Simulator::run_parallel(Time until) {
           keep_error();
         }
       }
+      busy_s += seconds_since(t0);
     }
+    profile_.thread_busy_s[thread] += busy_s;  // each thread its own entry
   };
   std::vector<std::thread> pool;
-  for (uint32_t t = 1; t < threads_; ++t) pool.emplace_back(work);
-  work();
+  for (uint32_t t = 1; t < threads_; ++t) pool.emplace_back(work, t);
+  work(0);
   for (std::thread& t : pool) t.join();
+  profile_.run_s += seconds_since(run_start);
   if (error) std::rethrow_exception(error);
   // Every partition's clock at the run's end, as a serial run's would stand.
   Time end = Time::zero();

@@ -74,6 +74,12 @@ struct ParallelProfile {
   // events on the critical path.
   uint64_t critical_path_events = 0;
   std::vector<uint64_t> partition_events;
+  // Wall time (depends on the machine): the whole parallel run; the steps between windows
+  // (one thread runs them while the others wait); and, per thread, the time it ran
+  // partitions' windows. What is left of threads x run_s waited at the barrier.
+  double run_s = 0;
+  double between_windows_s = 0;
+  std::vector<double> thread_busy_s;
 };
 
 class Simulator {

@@ -42,6 +42,7 @@ outputs: {flows_csv: true, pfc_events: false}
 struct Outcome {
   std::string flows_csv;
   nlohmann::json summary;
+  nlohmann::json parallel;  // summary.json's parallel.*, stripped from `summary`
 };
 
 // The fields that say how the run ran, not what it simulated.
@@ -50,7 +51,8 @@ void strip_run_fields(nlohmann::json& s) {
     s.erase(key);
 }
 
-Outcome run(const std::string& schemes, uint32_t threads, const std::string& dir_name) {
+Outcome run(const std::string& schemes, uint32_t threads, const std::string& dir_name,
+            uint32_t partitions = 0) {
   std::vector<std::string> sets;
   const size_t plus = schemes.find('+');
   sets.push_back("lb=" + schemes.substr(0, plus));
@@ -60,10 +62,12 @@ Outcome run(const std::string& schemes, uint32_t threads, const std::string& dir
   RunOptions o;
   o.quiet = true;
   o.threads = threads;
+  o.partitions = partitions;
   o.out_dir = dir.string();
   Outcome out;
   out.summary = run_scenario(c, o);
   out.flows_csv = test::slurp((dir / "flows.csv").string());
+  out.parallel = out.summary["parallel"];
   strip_run_fields(out.summary);
   std::filesystem::remove_all(dir);
   return out;
@@ -75,10 +79,14 @@ void expect_same_on_any_threads(const std::string& schemes) {
   ASSERT_EQ(one.summary["invariants"], "ok");
   ASSERT_GT(one.summary["pfc_pause_frames"].get<uint64_t>(), 0u) << "the incast pauses links";
   ASSERT_GT(one.flows_csv.size(), 1000u);
+  EXPECT_EQ(one.parallel["partitions"], 1);
+  EXPECT_EQ(one.parallel["windows"], 0);
   for (const uint32_t threads : {2u, 3u, 4u, 8u}) {
     const Outcome many = run(schemes, threads, "par_" + schemes);
     EXPECT_EQ(many.flows_csv, one.flows_csv) << threads << " threads";
     EXPECT_EQ(many.summary.dump(1), one.summary.dump(1)) << threads << " threads";
+    EXPECT_EQ(many.parallel["threads"], threads);
+    EXPECT_EQ(many.parallel["partitions"], 4) << "one per leaf";
   }
 }
 
@@ -112,6 +120,26 @@ TEST(ParallelScenario, WhatCannotRunInParallelYetIsRefusedByName) {
 
 TEST(ParallelScenario, EcmpDcqcnGivesTheSameResultsOnAnyThreads) {
   expect_same_on_any_threads("ecmp+dcqcn");
+}
+
+// Partitions on one thread: the parallel engine's windows run one after another, with the
+// same results, and the profile a machine with a core per partition would see.
+TEST(ParallelScenario, PartitionsOnOneThreadGiveTheSameResults) {
+  const Outcome serial = run("ecmp+dcqcn", 1, "part_serial");
+  const Outcome cut = run("ecmp+dcqcn", 1, "part_cut", 2);
+  EXPECT_EQ(cut.flows_csv, serial.flows_csv);
+  EXPECT_EQ(cut.summary.dump(1), serial.summary.dump(1));
+  EXPECT_EQ(cut.parallel["threads"], 1);
+  EXPECT_EQ(cut.parallel["partitions"], 2) << "two runs of two leaves";
+  EXPECT_EQ(cut.parallel["lookahead_ns"], 1000.0);
+  EXPECT_GT(cut.parallel["windows"].get<uint64_t>(), 100u);
+  // Two partitions: the busiest holds at least half of each window's events.
+  const double share = cut.parallel["critical_path_share"].get<double>();
+  EXPECT_GE(share, 0.5);
+  EXPECT_LT(share, 1.0);
+  EXPECT_LE(cut.parallel["barrier_wait_s"].get<double>(),
+            cut.parallel["run_s"].get<double>() * 0.05 + 1e-3)
+      << "one thread waits for no other";
 }
 
 // The switch load balancers keep their state per switch: each runs where its switch is.

@@ -175,8 +175,10 @@ std::string Experiment::parallel_obstacle() const {
   return {};
 }
 
-void Experiment::set_threads(uint32_t threads) {
-  if (threads <= 1) return;
+void Experiment::set_threads(uint32_t threads, uint32_t partitions) {
+  threads = std::max(threads, 1u);
+  if (partitions == 0) partitions = threads == 1 ? 1 : threads * 4;
+  if (partitions <= 1) return;
   if (sim_.events_processed() > 0)
     throw std::invalid_argument("--threads: set before the run starts");
   if (const std::string why = parallel_obstacle(); !why.empty())
@@ -184,7 +186,7 @@ void Experiment::set_threads(uint32_t threads) {
                                 "scenario: " + why + " (docs/parallel.md)");
   // More partitions than threads: a thread that finishes its partition takes another, so
   // a busy one (an incast's) holds one thread while the rest share the others.
-  const PartitionPlan plan = plan_partitions(*net_, threads * 4);
+  const PartitionPlan plan = plan_partitions(*net_, partitions);
   if (plan.count < 2) return;  // one edge switch: nothing to cut
   if (plan.lookahead.ps <= 0)
     throw std::invalid_argument("--threads: a cut link has no delay (no lookahead)");

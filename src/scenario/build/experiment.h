@@ -72,9 +72,12 @@ class Experiment {
 
   // Runs on `threads` threads (issue 52, docs/parallel.md): the network cut into
   // partitions (scenario/build/partition.h), with the same results as one thread. 1: the
-  // serial run. Before the run, after any recorder hooks its observers in. Throws
-  // std::invalid_argument naming what in this experiment cannot run in parallel yet.
-  void set_threads(uint32_t threads);
+  // serial run. `partitions`: how many to cut (0: four per thread, at most one per edge
+  // switch); more than one on one thread runs the parallel engine on that thread (to
+  // measure its cost, or the profile a machine with more cores would see). Before the run,
+  // after any recorder hooks its observers in. Throws std::invalid_argument naming what in
+  // this experiment cannot run in parallel yet.
+  void set_threads(uint32_t threads, uint32_t partitions = 0);
   // Why this experiment cannot run on several threads; empty when it can.
   std::string parallel_obstacle() const;
 

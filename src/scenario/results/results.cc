@@ -1,5 +1,6 @@
 #include "scenario/results/results.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -72,6 +73,35 @@ LinkStats link_stats(Network& net, Time end) {
 }
 
 }  // namespace
+
+// How the run spread over threads (issue 52): the partitions' windows and where the wall
+// time went. A serial run has one partition and no windows.
+nlohmann::json parallel_profile_json(const Simulator& sim) {
+  const ParallelProfile& p = sim.parallel_profile();
+  nlohmann::json j;
+  j["threads"] = sim.thread_count();
+  j["partitions"] = sim.partition_count();
+  j["lookahead_ns"] = sim.parallel() ? static_cast<double>(sim.lookahead().ps) / 1e3 : 0.0;
+  j["windows"] = p.windows;
+  j["events_per_window"] =
+      p.windows ? static_cast<double>(p.node_events) / static_cast<double>(p.windows) : 0.0;
+  j["global_events"] = p.global_events;
+  // With a core per partition and free barriers: node events / critical-path events.
+  j["critical_path_share"] = p.node_events ? static_cast<double>(p.critical_path_events) /
+                                                 static_cast<double>(p.node_events)
+                                           : 1.0;
+  nlohmann::json per = nlohmann::json::array();
+  for (const uint64_t n : p.partition_events) per.push_back(n);
+  j["partition_events"] = per;
+  double busy_s = 0;
+  for (const double s : p.thread_busy_s) busy_s += s;
+  const auto threads = static_cast<double>(p.thread_busy_s.size());
+  j["run_s"] = p.run_s;
+  j["between_windows_s"] = p.between_windows_s;
+  j["busy_s"] = busy_s;
+  j["barrier_wait_s"] = std::max(0.0, (p.run_s - p.between_windows_s) * threads - busy_s);
+  return j;
+}
 
 std::string ns_text(int64_t ps) {
   std::string text;
@@ -188,6 +218,7 @@ nlohmann::json make_summary(const ScenarioConfig& c, Experiment& exp, const RunS
   j["sim_time_ns"] = st.sim_end.ps / 1000;
   j["wall_s"] = st.wall_s;
   j["events_per_s"] = st.wall_s > 0 ? static_cast<double>(st.events) / st.wall_s : 0.0;
+  j["parallel"] = parallel_profile_json(exp.sim());
   j["seed"] = c.seed;
   j["version"] = rocelab_version();
   j["scheme"] = c.lb + "+" + c.cc + "+" + c.fc;

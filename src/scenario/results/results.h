@@ -10,6 +10,10 @@
 
 namespace rocelab {
 
+// How a run spread over threads and partitions (summary.json's parallel.*): the windows,
+// the critical path's share of the events and where the wall time went.
+nlohmann::json parallel_profile_json(const Simulator& sim);
+
 // The headline figures; keys documented in docs/output.md.
 nlohmann::json make_summary(const ScenarioConfig& c, Experiment& exp, const RunStats& st,
                             bool complete);

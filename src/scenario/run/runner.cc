@@ -97,7 +97,7 @@ nlohmann::json run_scenario(ScenarioConfig& c, const RunOptions& o) {
   if (c.outputs.buffer_sample_interval > Delta::zero())
     buffers = std::make_unique<BufferSampler>(exp, c.outputs.buffer_sample_interval);
   try {
-    exp.set_threads(o.threads);
+    exp.set_threads(o.threads, o.partitions);
   } catch (const std::invalid_argument& e) {
     throw ConfigError(e.what());
   }

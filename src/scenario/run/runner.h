@@ -15,7 +15,8 @@ struct RunOptions {
   const std::atomic<bool>* interrupted = nullptr;  // set by Ctrl-C: stop, still write results
   std::string out_dir;                             // empty: write nothing
   std::string label;                               // prefix of the progress line
-  uint32_t threads = 1;  // threads for the run (Experiment::set_threads); the same results
+  uint32_t threads = 1;     // threads for the run (Experiment::set_threads); the same results
+  uint32_t partitions = 0;  // partitions to cut (0: as many as the threads call for)
 };
 
 // The summary (also written to out_dir/summary.json). `complete` is false when interrupted.
