@@ -61,8 +61,15 @@ struct SimPartition {
   uint64_t window_events = 0;  // events of the window running now
   bool stop_requested = false;
   uint32_t index = 0;  // its place among the partitions (its lane: index + 1, sim/lane.h)
-  // Events for other partitions' LPs (the last: the global LP's), joined at the window's end.
-  std::vector<std::vector<EventEntry>> outbox;
+  // Events for other partitions' LPs (the last: the global LP's), by the parity of the
+  // window that made them and by destination. A node partition joins what it was sent at
+  // the start of its next window, on its own thread, while its senders fill the other
+  // parity's boxes; the global LP's are joined between windows.
+  std::vector<std::vector<EventEntry>> outbox[2];
+  // The smallest key this window sent to another node partition; and, after its window,
+  // the smallest key it holds or sent: the front the next window starts from.
+  EventKey sent_front = ~EventKey{0};
+  EventKey front = ~EventKey{0};
 };
 
 // What a parallel run's windows looked like: how evenly the work spread.
@@ -287,9 +294,14 @@ class Simulator {
   // Runs partition `p`'s events before window_end_ (a worker), or one event (global).
   void run_window(SimPartition& p);
   void run_event(SimPartition& p, const EventEntry& e);
-  // Between windows: joins the outboxes, runs the global events due, and plans the next
-  // window; false when the run is over.
+  // Between windows: runs the global events due and plans the next window; false when the
+  // run is over.
   bool plan_window(Time until);
+  // Files into partition `d`'s list the events the other partitions sent it in the window
+  // of parity `parity`.
+  void join_inbox(SimPartition& d, uint32_t parity);
+  // Every event still in an outbox filed (the run's end).
+  void join_all_outboxes();
 
   std::vector<HandlerEntry> handlers_;
   std::vector<LpId> handler_lp_;  // by target
@@ -308,7 +320,11 @@ class Simulator {
   uint32_t threads_ = 1;
   Delta lookahead_;
   EventKey window_end_ = 0;  // the window running now ends before this key
-  Time window_start_;        // and starts at this time
+  uint32_t parity_ = 0;      // the window's parity: which outboxes it fills
+  // The node partitions in the order the threads take them each window: the busiest of the
+  // last window first, so that the last to finish is a short one.
+  std::vector<uint32_t> order_;
+  Time window_start_;  // and starts at this time
   Delta stop_quantum_ = Delta{1};
   Time stop_at_ = Time::never();
   bool stopped_ = false;
