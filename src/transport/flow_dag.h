@@ -64,6 +64,15 @@ class FlowDag {
     heads[d.index()] = -1;
   }
 
+  // fn(d, event, f) for every edge not yet released: flow f waits for flow d's event.
+  template <class Fn>
+  void for_each_edge(Fn&& fn) const {
+    for (const Event event : {kDelivered, kSent})
+      for (size_t d = 0; d < first_edge_[event].size(); ++d)
+        for (int64_t e = first_edge_[event][d]; e >= 0; e = edges_[e].next)
+          fn(FlowId(static_cast<uint32_t>(d)), event, edges_[e].flow);
+  }
+
   // Whether flow f still waits for a dependency.
   bool waiting(FlowId f) const { return f.index() < waiting_.size() && waiting_[f.index()] > 0; }
   void reserve(size_t flows) {

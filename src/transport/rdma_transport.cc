@@ -192,6 +192,20 @@ void RdmaTransport::add_wait(FlowId f, const FlowWait& wait, Time start) {
   }
 }
 
+std::vector<std::pair<uint32_t, uint32_t>> RdmaTransport::dependent_host_pairs() const {
+  std::vector<std::pair<uint32_t, uint32_t>> pairs;
+  dag_.for_each_edge([&](FlowId d, FlowDag::Event event, FlowId f) {
+    const FlowRecord& awaited = records_[d.index()];
+    // A delivery happens at the receiver; a last byte sent, at the sender.
+    const uint32_t at = (event == FlowDag::kDelivered ? awaited.dst : awaited.src).index();
+    const uint32_t starts = records_[f.index()].src.index();
+    if (at != starts) pairs.emplace_back(std::min(at, starts), std::max(at, starts));
+  });
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  return pairs;
+}
+
 void RdmaTransport::on_delivered(FlowId f) {
   records_[f.index()].delivered = sim().now();
   if (has_waits_) release_waiting(f, FlowDag::kDelivered);

@@ -101,6 +101,10 @@ class RdmaTransport final : public HostAgent, public EventHandler {
                   std::optional<uint32_t> path = {}, const FlowWait& wait = {});
   // Some flow waits for others (add_flow's `wait`).
   bool has_waits() const { return has_waits_; }
+  // Pairs of hosts (a, b), a < b, where an event at one (a delivery, a last byte sent)
+  // releases a flow of the other: a parallel run keeps each pair in one partition, since
+  // the release touches the waiting flow's state at once (scenario/build/partition.h).
+  std::vector<std::pair<uint32_t, uint32_t>> dependent_host_pairs() const;
   // The path flow f is pinned to (add_flow's `path`), if any.
   std::optional<uint32_t> pinned_path(FlowId f) const {
     if (f.index() >= pinned_paths_.size() || pinned_paths_[f.index()] == kNotPinned) return {};

@@ -3,7 +3,9 @@
 // on more threads than this machine has cores too.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -52,12 +54,12 @@ void strip_run_fields(nlohmann::json& s) {
 }
 
 Outcome run(const std::string& schemes, uint32_t threads, const std::string& dir_name,
-            uint32_t partitions = 0) {
+            uint32_t partitions = 0, const std::string& scenario = kScenario) {
   std::vector<std::string> sets;
   const size_t plus = schemes.find('+');
   sets.push_back("lb=" + schemes.substr(0, plus));
   sets.push_back("cc=" + schemes.substr(plus + 1));
-  ScenarioConfig c = load_scenario_text(kScenario, "parallel.yaml", sets);
+  ScenarioConfig c = load_scenario_text(scenario, "parallel.yaml", sets);
   const std::filesystem::path dir = test::temp_dir(dir_name + std::to_string(threads));
   RunOptions o;
   o.quiet = true;
@@ -73,21 +75,101 @@ Outcome run(const std::string& schemes, uint32_t threads, const std::string& dir
   return out;
 }
 
-void expect_same_on_any_threads(const std::string& schemes) {
+// `partitions`: how many the scenario's edge switches give on 2 threads and more.
+void expect_same_on_any_threads(const std::string& schemes, const std::string& scenario = kScenario,
+                                uint32_t partitions = 4) {
   SCOPED_TRACE(schemes);
-  const Outcome one = run(schemes, 1, "par_" + schemes);
+  const Outcome one = run(schemes, 1, "par_" + schemes, 0, scenario);
   ASSERT_EQ(one.summary["invariants"], "ok");
   ASSERT_GT(one.summary["pfc_pause_frames"].get<uint64_t>(), 0u) << "the incast pauses links";
   ASSERT_GT(one.flows_csv.size(), 1000u);
   EXPECT_EQ(one.parallel["partitions"], 1);
   EXPECT_EQ(one.parallel["windows"], 0);
   for (const uint32_t threads : {2u, 3u, 4u, 8u}) {
-    const Outcome many = run(schemes, threads, "par_" + schemes);
+    const Outcome many = run(schemes, threads, "par_" + schemes, 0, scenario);
     EXPECT_EQ(many.flows_csv, one.flows_csv) << threads << " threads";
     EXPECT_EQ(many.summary.dump(1), one.summary.dump(1)) << threads << " threads";
     EXPECT_EQ(many.parallel["threads"], threads);
-    EXPECT_EQ(many.parallel["partitions"], 4) << "one per leaf";
+    EXPECT_EQ(many.parallel["partitions"], std::min(partitions, threads * 4)) << threads;
   }
+}
+
+// A rail-optimised fabric (4 servers x 2 NICs, 2 rail leaves per group of 2 servers: 4
+// leaves) with a ring all-reduce per rail twice over a compute gap, beside a Poisson
+// background and an incast.
+const std::string kRailCollective = R"(name: parallel_rail
+seed: 5
+topology: {type: rail_optimized, servers: 4, nics_per_server: 2, servers_per_group: 2, spines: 2,
+           host_rate: 100Gbps, fabric_rate: 100Gbps, link_delay: 1us}
+switch: {buffer: 1MB}
+workloads:
+  - {name: job, type: collective, op: all_reduce, per_nic: true, size: 400KB, channels: 2,
+     chunks: 2, iterations: 2, compute: 5us}
+  - {name: background, type: poisson, cdf: fb_webserver, load: 0.3, stop: 100us}
+  - {name: incast, type: incast, senders: h2..h7, receiver: h0, total_size: 300KB, start: 20us}
+outputs: {flows_csv: true, pfc_events: false}
+)";
+
+// A k = 4 fat-tree (16 hosts, 8 edge switches in 4 pods) with a Poisson background and an
+// incast across pods.
+const std::string kFatTree = R"(name: parallel_fat_tree
+seed: 3
+topology: {type: fat_tree, pods: 4, edges_per_pod: 2, aggs_per_pod: 2, hosts_per_edge: 2,
+           link_delay: 1us}
+switch: {buffer: 1MB}
+workloads:
+  - {name: background, type: poisson, cdf: fb_webserver, load: 0.5, stop: 100us}
+  - {name: incast, type: incast, senders: h4..h15, receiver: h0, total_size: 600KB, start: 20us}
+outputs: {flows_csv: true, pfc_events: false}
+)";
+
+TEST(ParallelScenario, CollectiveOnARailFabricGivesTheSameResultsOnAnyThreads) {
+  // A rank's next iteration waits for the delivery of its last send of the one before, a
+  // release across hosts: each rail's ring (its leaves in both groups) is one partition.
+  {
+    ScenarioConfig c = load_scenario_text(kRailCollective, "parallel.yaml");
+    Experiment exp(build_experiment(c));
+    const auto pairs = exp.transport().dependent_host_pairs();
+    EXPECT_EQ(pairs, (std::vector<std::pair<uint32_t, uint32_t>>{
+                         {0, 2}, {0, 6}, {1, 3}, {1, 7}, {2, 4}, {3, 5}, {4, 6}, {5, 7}}));
+  }
+  expect_same_on_any_threads("ecmp+dcqcn", kRailCollective, 2);
+  expect_same_on_any_threads("conweave+dcqcn", kRailCollective, 2);
+}
+
+TEST(ParallelScenario, FatTreeGivesTheSameResultsOnAnyThreads) {
+  expect_same_on_any_threads("ecmp+dcqcn", kFatTree, 8);
+  expect_same_on_any_threads("letflow+hpcc", kFatTree, 8);
+}
+
+// Flows that release flows of other hosts at once: those hosts' leaves share a partition
+// (h0 on leaf 0 releases h8's flow on leaf 2, h12 on leaf 3 releases h4's on leaf 1), and
+// the results are the same.
+TEST(ParallelScenario, FlowsReleasedAcrossLeavesKeepTheirHostsTogether) {
+  const auto dir = test::temp_dir("par_dag");
+  const std::string trace = (dir / "dag.csv").string();
+  {
+    std::ofstream out(trace);
+    out << "id,src,dst,size_bytes,start_ns,tag,sport,dport,path,after,after_delay_ns,behind\n"
+        << "0,4,0,200000,0,dag,,,,,,\n"        // h4 -> h0: delivered at h0 (leaf 0)
+        << "1,0,8,150000,0,dag,,,,0,,\n"       // h0 -> h8, once 0 is at h0: same host
+        << "2,8,12,150000,0,dag,,,,1,,\n"      // h8 -> h12, once 1 is at h8: same host
+        << "3,4,12,100000,0,dag,,,,2,2000,\n"  // h4 (leaf 1) after 2 reached h12 (leaf 3)
+        << "4,9,1,100000,0,dag,,,,0,,\n";      // h9 (leaf 2) after 0 reached h0 (leaf 0)
+  }
+  std::string scenario = kScenario;
+  scenario.insert(scenario.find("  - name: incast"),
+                  "  - {name: dag, type: trace, file: " + trace + "}\n");
+  ScenarioConfig c = load_scenario_text(scenario, "parallel.yaml");
+  Experiment exp(build_experiment(c));
+  // Node ids: hosts h0..h15 are 0..15 (4 per leaf).
+  const auto pairs = exp.transport().dependent_host_pairs();
+  EXPECT_EQ(pairs, (std::vector<std::pair<uint32_t, uint32_t>>{{0, 9}, {4, 12}}));
+  exp.set_threads(4);
+  ASSERT_TRUE(exp.sim().parallel());
+  EXPECT_EQ(exp.sim().partition_count(), 2u) << "leaves 0 and 2 together, 1 and 3 together";
+  expect_same_on_any_threads("ecmp+dcqcn", scenario, 2);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(ParallelScenario, ThreadsCutTheNetworkAtItsEdgeSwitches) {

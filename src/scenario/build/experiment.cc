@@ -168,9 +168,6 @@ std::string Experiment::parallel_obstacle() const {
     return "host path policy '" + path + "' draws from one random stream for all hosts";
   if (spec_.cc == "flb_rc") return "congestion control 'flb_rc' counts its CNMs in one counter";
   if (faults_) return "faults, the PFC watchdog and the deadlock detector are not partitioned yet";
-  if (transport_->has_waits())
-    return "flows that wait for other flows (traces' `after`, collectives) release each other "
-           "across partitions without delay";
   if (net_->context().on_pfc) return "the PFC event log (outputs.pfc_events) is one list";
   return {};
 }
@@ -186,7 +183,9 @@ void Experiment::set_threads(uint32_t threads, uint32_t partitions) {
                                 "scenario: " + why + " (docs/parallel.md)");
   // More partitions than threads: a thread that finishes its partition takes another, so
   // a busy one (an incast's) holds one thread while the rest share the others.
-  const PartitionPlan plan = plan_partitions(*net_, partitions);
+  // Hosts whose flows release each other's share a partition (a ring's neighbours do not:
+  // each releases its own next send).
+  const PartitionPlan plan = plan_partitions(*net_, partitions, transport_->dependent_host_pairs());
   if (plan.count < 2) return;  // one edge switch: nothing to cut
   if (plan.lookahead.ps <= 0)
     throw std::invalid_argument("--threads: a cut link has no delay (no lookahead)");

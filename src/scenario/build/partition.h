@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "net/network.h"
@@ -18,7 +19,10 @@ struct PartitionPlan {
   Delta lookahead = Delta::max();        // the smallest delay of a cut link
 };
 
-// At most `partitions` partitions (fewer when the network has fewer edge switches).
-PartitionPlan plan_partitions(const Network& net, uint32_t partitions);
+// At most `partitions` partitions (fewer when the network has fewer edge switches). Each
+// pair of hosts in `together` (node ids) ends up in one partition, with their edge
+// switches: hosts whose events act on each other's state at once (flow dependencies).
+PartitionPlan plan_partitions(const Network& net, uint32_t partitions,
+                              const std::vector<std::pair<uint32_t, uint32_t>>& together = {});
 
 }  // namespace rocelab
