@@ -37,6 +37,8 @@ class PerLane {
     lanes_.resize(partitions + 1, Slot{blank});
   }
   uint32_t lanes() const { return static_cast<uint32_t>(lanes_.size()); }
+  // Lane `i` (0 .. lanes() - 1), for merges between runs.
+  T& lane(uint32_t i) { return lanes_[i].value; }
   // merge(lane0, lane_k) for every other lane, which becomes `blank` again. Between runs.
   template <class Merge>
   void fold(Merge merge, const T& blank) {

@@ -264,6 +264,7 @@ void Simulator::run_serial(SimPartition& p, Time until) {
 
 void Simulator::run_event(SimPartition& p, const EventEntry& e) {
   p.now = Time{event_key_time(e.key)};
+  p.current_key = e.key;
   ++p.events_processed;
   ++p.window_events;
   enter_lp(p, e.payload.kind >> kEventKindBits);

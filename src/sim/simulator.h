@@ -57,6 +57,7 @@ struct SimPartition {
   EventQueue queue;
   Time now = Time::zero();
   LpId current_lp = kGlobalLp;
+  EventKey current_key = 0;  // a parallel run's: the key of the event running
   uint64_t events_processed = 0;
   uint64_t window_events = 0;  // events of the window running now
   bool stop_requested = false;
@@ -126,6 +127,11 @@ class Simulator {
   LpId handler_lp(uint32_t target) const { return handler_lp_[target]; }
   // The LP of the event running now (kGlobalLp outside events).
   LpId current_lp() const { return cur().current_lp; }
+  // In a parallel run, the key of the event running on this thread: what a record made by
+  // it sorts by, so that records of several partitions merge into a serial run's order
+  // (within an event, in the order it made them). Not kept in a serial run, which makes
+  // its records in that order already.
+  EventKey current_event_key() const { return cur().current_key; }
   // Runs `fn` as if an event of `lp` ran it: what it schedules is ordered by that LP's
   // count (a node's own setup, a scripted event acting on a node).
   template <class Fn>

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -170,6 +171,41 @@ TEST(ParallelScenario, FlowsReleasedAcrossLeavesKeepTheirHostsTogether) {
   EXPECT_EQ(exp.sim().partition_count(), 2u) << "leaves 0 and 2 together, 1 and 3 together";
   expect_same_on_any_threads("ecmp+dcqcn", scenario, 2);
   std::filesystem::remove_all(dir);
+}
+
+// Every file of the run directory: the PFC event log (records of several partitions merged
+// into the serial order), the time series and the buffer samples (global events).
+TEST(ParallelScenario, EveryOutputFileIsTheSameOnAnyThreads) {
+  auto files_of = [](uint32_t threads) {
+    ScenarioConfig c =
+        load_scenario_text(kScenario, "parallel.yaml",
+                           {"outputs.pfc_events=true", "outputs.timeseries_interval=5us",
+                            "outputs.buffer_sample_interval=5us", "outputs.flow_throughput=true",
+                            "outputs.link_utilization=true", "outputs.queue_length=true"});
+    const auto dir = test::temp_dir("par_files" + std::to_string(threads));
+    RunOptions o;
+    o.quiet = true;
+    o.threads = threads;
+    o.out_dir = dir.string();
+    nlohmann::json summary = run_scenario(c, o);
+    strip_run_fields(summary);
+    std::map<std::string, std::string> files;
+    for (const auto& entry : std::filesystem::directory_iterator(dir))
+      if (entry.path().filename() != "summary.json")
+        files[entry.path().filename().string()] = test::slurp(entry.path().string());
+    files["summary.json"] = summary.dump(1);
+    std::filesystem::remove_all(dir);
+    return files;
+  };
+  const auto one = files_of(1);
+  ASSERT_TRUE(one.count("pfc_events.csv"));
+  EXPECT_GT(std::count(one.at("pfc_events.csv").begin(), one.at("pfc_events.csv").end(), '\n'), 20);
+  ASSERT_TRUE(one.count("ts_queue_length.csv"));
+  for (const uint32_t threads : {2u, 3u, 8u}) {
+    const auto many = files_of(threads);
+    ASSERT_EQ(many.size(), one.size());
+    for (const auto& [name, text] : one) EXPECT_EQ(many.at(name), text) << name << ", " << threads;
+  }
 }
 
 TEST(ParallelScenario, ThreadsCutTheNetworkAtItsEdgeSwitches) {

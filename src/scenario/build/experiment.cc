@@ -168,7 +168,6 @@ std::string Experiment::parallel_obstacle() const {
     return "host path policy '" + path + "' draws from one random stream for all hosts";
   if (spec_.cc == "flb_rc") return "congestion control 'flb_rc' counts its CNMs in one counter";
   if (faults_) return "faults, the PFC watchdog and the deadlock detector are not partitioned yet";
-  if (net_->context().on_pfc) return "the PFC event log (outputs.pfc_events) is one list";
   return {};
 }
 

@@ -98,6 +98,7 @@ nlohmann::json run_scenario(ScenarioConfig& c, const RunOptions& o) {
     buffers = std::make_unique<BufferSampler>(exp, c.outputs.buffer_sample_interval);
   try {
     exp.set_threads(o.threads, o.partitions);
+    if (ts && exp.sim().parallel()) ts->set_lanes(exp.sim().partition_count());
   } catch (const std::invalid_argument& e) {
     throw ConfigError(e.what());
   }
@@ -118,6 +119,7 @@ nlohmann::json run_scenario(ScenarioConfig& c, const RunOptions& o) {
     const auto c0 = Clock::now();
     const Time target = std::min(end, exp.sim().now() + chunk);
     const RunStats st = exp.run(target);
+    if (ts) ts->write_pfc_records();  // a parallel run's, so far: memory stays bounded
     if (st.done || exp.sim().now() >= end || exp.sim().pending_events() == 0 ||
         (exp.faults() && exp.faults()->deadlock()))
       break;

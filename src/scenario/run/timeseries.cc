@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "scenario/results/results.h"
@@ -43,13 +44,15 @@ TimeSeriesRecorder::TimeSeriesRecorder(Experiment& exp, const OutputConfig& cfg,
     pfc_.open(dir + "/pfc_events.csv");
     pfc_ << "time_ns,switch,port,paused_peer,priority,event\n";
     exp.network().context().on_pfc = [this](const PfcEvent& e) {
-      const Node& n = exp_.network().node(e.node);
-      pfc_ << ns_text(e.time.ps) << ',' << n.name() << ',' << e.port.index() << ','
-           << n.port(e.port).peer()->name() << ',' << int{e.priority} << ','
-           << (e.expired ? "EXPIRED"
-               : e.xoff  ? "XOFF"
-                         : "XON")
-           << '\n';
+      Simulator& sim = exp_.sim();
+      if (!sim.parallel()) {  // made in the serial order
+        write_pfc(e);
+        return;
+      }
+      std::vector<PfcRecord>& mine = pfc_records_.local();
+      const EventKey key = sim.current_event_key();
+      const uint32_t place = !mine.empty() && mine.back().key == key ? mine.back().place + 1 : 0;
+      mine.push_back(PfcRecord{key, place, e});
     };
   }
   if (cfg.timeseries_interval > Delta::zero())
@@ -60,8 +63,38 @@ TimeSeriesRecorder::~TimeSeriesRecorder() {
   exp_.network().context().on_pfc = nullptr;
 }
 
+void TimeSeriesRecorder::write_pfc(const PfcEvent& e) {
+  const Node& n = exp_.network().node(e.node);
+  pfc_ << ns_text(e.time.ps) << ',' << n.name() << ',' << e.port.index() << ','
+       << n.port(e.port).peer()->name() << ',' << int{e.priority} << ','
+       << (e.expired ? "EXPIRED"
+           : e.xoff  ? "XOFF"
+                     : "XON")
+       << '\n';
+}
+
+void TimeSeriesRecorder::set_lanes(uint32_t partitions) {
+  pfc_records_.set_lanes(partitions, {});
+}
+
+void TimeSeriesRecorder::write_pfc_records() {
+  pfc_merge_.clear();
+  for (uint32_t lane = 0; lane < pfc_records_.lanes(); ++lane) {
+    std::vector<PfcRecord>& records = pfc_records_.lane(lane);
+    pfc_merge_.insert(pfc_merge_.end(), records.begin(), records.end());
+    records.clear();
+  }
+  // Each event runs in one partition, so (key, place) is unique: the serial order.
+  std::sort(pfc_merge_.begin(), pfc_merge_.end(), [](const PfcRecord& a, const PfcRecord& b) {
+    return a.key != b.key ? a.key < b.key : a.place < b.place;
+  });
+  for (const PfcRecord& r : pfc_merge_) write_pfc(r.event);
+}
+
 void TimeSeriesRecorder::on_event(uint32_t, uint64_t) {
   if (stopped_) return;
+  // A global event: every partition has run the events before it, and none after.
+  write_pfc_records();
   sample();
   exp_.sim().schedule_in(cfg_.timeseries_interval, handler_, 0);
 }
@@ -105,6 +138,7 @@ void TimeSeriesRecorder::sample() {
 void TimeSeriesRecorder::finish() {
   stopped_ = true;
   exp_.network().context().on_pfc = nullptr;
+  write_pfc_records();
   for (std::ofstream* f : {&flows_, &links_, &paths_, &queues_, &pfc_})
     if (f->is_open()) f->flush();
 }

@@ -9,6 +9,7 @@
 
 #include "scenario/build/experiment.h"
 #include "scenario/config/scenario_config.h"
+#include "sim/lane.h"
 
 namespace rocelab {
 
@@ -18,6 +19,11 @@ class TimeSeriesRecorder final : public EventHandler {
   ~TimeSeriesRecorder() override;
   void on_event(uint32_t kind, uint64_t arg) override;
   void finish();  // stops recording (the run is over; a drain may follow) and flushes
+  // After Experiment::set_threads: a PFC record list per partition.
+  void set_lanes(uint32_t partitions);
+  // Writes the PFC events recorded by partitions so far, in a serial run's order. Only
+  // where every partition stands at the same point: between runs, or at a global event.
+  void write_pfc_records();
 
  private:
   struct PortRef {
@@ -26,6 +32,14 @@ class TimeSeriesRecorder final : public EventHandler {
     bool edge_uplink;
   };
   void sample();
+  void write_pfc(const PfcEvent& e);
+  // A parallel run's PFC event, with the key of the event that made it and its place
+  // among that event's records.
+  struct PfcRecord {
+    EventKey key;
+    uint32_t place;
+    PfcEvent event;
+  };
 
   Experiment& exp_;
   OutputConfig cfg_;
@@ -35,6 +49,8 @@ class TimeSeriesRecorder final : public EventHandler {
   std::vector<uint64_t> last_port_bytes_;
   std::vector<uint64_t> last_flow_bytes_;
   std::ofstream flows_, links_, paths_, queues_, pfc_;
+  PerLane<std::vector<PfcRecord>> pfc_records_;
+  std::vector<PfcRecord> pfc_merge_;
 };
 
 }  // namespace rocelab
