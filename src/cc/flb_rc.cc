@@ -43,7 +43,7 @@ void FlbRateControl::on_control(FlowId f, const Packet& p) {
   if (cnm.congested_flows > 0) s.target_bps = line / cnm.congested_flows;  // r = C/n (§3.3)
   transport_->set_rate(f, s.target_bps);
   if (cnm.congested) {
-    ++congestion_cnms_;
+    congestion_cnms_.fetch_add(1, std::memory_order_relaxed);
     s.paused = true;
     transport_->set_hold(f, true);
   } else {

@@ -4,6 +4,7 @@
 // the flow at that rate; later CNMs move the rate with n.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -44,7 +45,7 @@ class FlbRateControl final : public CongestionControl, public EventHandler {
   void on_event(uint32_t kind, uint64_t arg) override;
 
   bool paused(FlowId f) const { return state_[f.index()].paused; }
-  uint64_t congestion_cnms() const { return congestion_cnms_; }
+  uint64_t congestion_cnms() const { return congestion_cnms_.load(std::memory_order_relaxed); }
 
  private:
   struct State {
@@ -57,7 +58,8 @@ class FlbRateControl final : public CongestionControl, public EventHandler {
   std::optional<CnmFormat> cnm_;  // FLB's CNM, as the edge switches write it
   std::vector<State> state_;
   uint32_t handler_ = 0;
-  uint64_t congestion_cnms_ = 0;
+  // Counted by the senders of every partition of a parallel run: a sum, the same on any.
+  std::atomic<uint64_t> congestion_cnms_{0};
 };
 
 }  // namespace rocelab

@@ -262,8 +262,9 @@ TEST(ParallelScenario, PartitionsOnOneThreadGiveTheSameResults) {
 
 // The switch load balancers keep their state per switch: each runs where its switch is.
 TEST(ParallelScenario, SwitchLoadBalancersGiveTheSameResultsOnAnyThreads) {
-  for (const char* schemes : {"letflow+hpcc", "conweave+dcqcn", "flb+dcqcn", "drill+dcqcn",
-                              "conga+dcqcn", "proteus+dcqcn", "lbodsn+dcqcn", "rps+timely"})
+  for (const char* schemes :
+       {"letflow+hpcc", "conweave+dcqcn", "flb+dcqcn", "flb+rc", "drill+dcqcn", "conga+dcqcn",
+        "proteus+dcqcn", "lbodsn+dcqcn", "rps+timely"})
     expect_same_on_any_threads(schemes);
 }
 

@@ -166,7 +166,6 @@ std::string Experiment::parallel_obstacle() const {
   const std::string& path = spec_.transport.path_policy;
   if (path != "fixed")
     return "host path policy '" + path + "' draws from one random stream for all hosts";
-  if (spec_.cc == "flb_rc") return "congestion control 'flb_rc' counts its CNMs in one counter";
   if (faults_) return "faults, the PFC watchdog and the deadlock detector are not partitioned yet";
   return {};
 }
