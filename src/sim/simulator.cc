@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <new>
 #include <stdexcept>
@@ -288,6 +289,27 @@ void Simulator::run_window(SimPartition& p) {
   tls_sim_lane = 0;
 }
 
+void Simulator::model_cores(uint64_t busiest) {
+  // List scheduling in the order the threads took the partitions: each to the least loaded
+  // core (a core that finishes first takes the next). A min-heap of the cores' loads.
+  std::vector<uint64_t>& load = model_load_;
+  const auto more = std::greater<uint64_t>();
+  for (size_t m = 0; m < ParallelProfile::kModelCores.size(); ++m) {
+    const uint32_t cores = ParallelProfile::kModelCores[m];
+    if (cores >= order_.size()) {  // a core per partition: the busiest partition
+      profile_.makespan_events[m] += busiest;
+      continue;
+    }
+    load.assign(cores, 0);
+    for (const uint32_t i : order_) {
+      std::pop_heap(load.begin(), load.end(), more);
+      load.back() += parts_[i]->window_events;
+      std::push_heap(load.begin(), load.end(), more);
+    }
+    profile_.makespan_events[m] += *std::max_element(load.begin(), load.end());
+  }
+}
+
 bool Simulator::plan_window(Time until) {
   const size_t nodes = parts_.size() - 1;
   uint64_t busiest = 0, events = 0;
@@ -299,6 +321,7 @@ bool Simulator::plan_window(Time until) {
     events += p.window_events;
     profile_.partition_events[i] += p.window_events;
   }
+  if (events > 0) model_cores(busiest);
   // Longest first next time: a window's partitions are much like the last one's.
   std::stable_sort(order_.begin(), order_.end(), [&](uint32_t a, uint32_t b) {
     return parts_[a]->window_events > parts_[b]->window_events;

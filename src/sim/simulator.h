@@ -2,6 +2,8 @@
 // No globals: several simulators can live in one process (tests, sweeps).
 #pragma once
 
+#include <array>
+
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
@@ -82,6 +84,12 @@ struct ParallelProfile {
   // events on the critical path.
   uint64_t critical_path_events = 0;
   std::vector<uint64_t> partition_events;
+  // What more cores would give: for each count in kModelCores, the sum over windows of the
+  // events of the busiest core had the window's partitions been dealt to that many cores as
+  // the threads deal them (in the same order, each to the first core free). node_events
+  // over it is the speed-up on that many cores with free barriers and equal events.
+  static constexpr std::array<uint32_t, 6> kModelCores{2, 4, 8, 16, 32, 64};
+  std::array<uint64_t, kModelCores.size()> makespan_events{};
   // Wall time (depends on the machine): the whole parallel run; the steps between windows
   // (one thread runs them while the others wait); and, per thread, the time it ran
   // partitions' windows. What is left of threads x run_s waited at the barrier.
@@ -303,6 +311,9 @@ class Simulator {
   // Between windows: runs the global events due and plans the next window; false when the
   // run is over.
   bool plan_window(Time until);
+  // Adds the window just run to the profile's model of more cores.
+  void model_cores(uint64_t busiest);
+  std::vector<uint64_t> model_load_;
   // Files into partition `d`'s list the events the other partitions sent it in the window
   // of parity `parity`.
   void join_inbox(SimPartition& d, uint32_t parity);

@@ -222,6 +222,14 @@ TEST(ParallelScenario, ThreadsCutTheNetworkAtItsEdgeSwitches) {
   EXPECT_GT(prof.windows, 100u);
   EXPECT_EQ(prof.node_events + prof.global_events, st.events);
   for (const uint64_t n : prof.partition_events) EXPECT_GT(n, 1000u);
+  // The model of more cores: 2 cores carry at least half of each window and at least its
+  // busiest partition; 4 cores or more, a core per partition: the busiest partition.
+  const uint64_t two_cores = prof.makespan_events[0];
+  EXPECT_GE(two_cores * 2, prof.node_events);
+  EXPECT_GT(two_cores, prof.critical_path_events);
+  EXPECT_LT(two_cores, prof.node_events);
+  for (size_t m = 1; m < ParallelProfile::kModelCores.size(); ++m)
+    EXPECT_EQ(prof.makespan_events[m], prof.critical_path_events) << m;
 }
 
 TEST(ParallelScenario, WhatCannotRunInParallelYetIsRefusedByName) {

@@ -90,6 +90,14 @@ nlohmann::json parallel_profile_json(const Simulator& sim) {
   j["critical_path_share"] = p.node_events ? static_cast<double>(p.critical_path_events) /
                                                  static_cast<double>(p.node_events)
                                            : 1.0;
+  // The speed-up on more cores the profile predicts (free barriers, equal events).
+  nlohmann::json model = nlohmann::json::object();
+  for (size_t m = 0; m < ParallelProfile::kModelCores.size(); ++m)
+    model[std::to_string(ParallelProfile::kModelCores[m])] =
+        p.makespan_events[m]
+            ? static_cast<double>(p.node_events) / static_cast<double>(p.makespan_events[m])
+            : 1.0;
+  j["speedup_bound"] = model;
   nlohmann::json per = nlohmann::json::array();
   for (const uint64_t n : p.partition_events) per.push_back(n);
   j["partition_events"] = per;
