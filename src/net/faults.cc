@@ -31,6 +31,8 @@ FaultInjector::FaultInjector(Network& net, const FaultsConfig& cfg)
     for (size_t p = 0; p < node.port_count(); ++p)
       key_port_.emplace_back(NodeId(n), PortId(static_cast<uint16_t>(p)));
   }
+  // Sized once: a parallel run's partitions touch their own ports' entries at once.
+  if (cfg_.watchdog.enabled) watches_.resize(key_port_.size() * 32);
   if (!cfg_.watchdog.enabled && cfg_.deadlock.check_interval <= Delta::zero()) return;
   for (NodeId s : net_.switches()) {
     Switch& sw = net_.switch_at(s);
@@ -62,6 +64,7 @@ void FaultInjector::on_event(uint32_t kind, uint64_t arg) {
       restore_fire(arg);
       break;
     case kCheck:
+      deadlock_checks_.push_back(net_.sim().now());
       check_pending_ = false;
       check_deadlock();
       break;
@@ -240,9 +243,15 @@ FaultInjector::Watch& FaultInjector::watch(const EgressPort& port, size_t queue)
 void FaultInjector::on_pause_change(EgressPort& port, size_t queue, bool paused) {
   if (paused && cfg_.deadlock.check_interval > Delta::zero() && !check_pending_ &&
       deadlock_.cycle.empty() && port.peer()->kind() == NodeKind::kSwitch) {
-    check_pending_ = true;
-    net_.sim().schedule_in(std::max(cfg_.deadlock.persist, cfg_.deadlock.check_interval), handler_,
-                           kCheck);
+    Simulator& sim = net_.sim();
+    const Time at = sim.now() + std::max(cfg_.deadlock.persist, cfg_.deadlock.check_interval);
+    if (!sim.parallel()) {
+      check_pending_ = true;
+      sim.schedule(at, handler_, kCheck);
+    } else {  // the check this pause would schedule, if it is the window's first
+      EventKey& asked = check_asked_.local();
+      asked = std::min(asked, make_event_key(at.ps, sim.reserve_seq()));
+    }
   }
   if (!cfg_.watchdog.enabled || queue >= 32) return;
   Watch& w = watch(port, queue);
@@ -252,6 +261,23 @@ void FaultInjector::on_pause_change(EgressPort& port, size_t queue, bool paused)
     net_.sim().schedule_in(cfg_.watchdog.detection_time, handler_, kWatchdog,
                            (key << 32) | w.generation);
   }
+}
+
+void FaultInjector::set_lanes(uint32_t partitions) {
+  check_asked_.set_lanes(partitions, EventQueue::kNoKey);
+  net_.sim().add_window_hook([this] { merge_check_requests(); });
+}
+
+void FaultInjector::merge_check_requests() {
+  EventKey first = EventQueue::kNoKey;
+  for (uint32_t lane = 0; lane < check_asked_.lanes(); ++lane) {
+    first = std::min(first, check_asked_.lane(lane));
+    check_asked_.lane(lane) = EventQueue::kNoKey;
+  }
+  if (first == EventQueue::kNoKey || check_pending_ || !deadlock_.cycle.empty()) return;
+  check_pending_ = true;
+  net_.sim().schedule_reserved(Time{event_key_time(first)}, static_cast<uint64_t>(first), handler_,
+                               kCheck);
 }
 
 void FaultInjector::on_ignored_pause(EgressPort& port, size_t queue) {

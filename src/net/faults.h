@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "net/egress_port.h"
+#include "sim/lane.h"
 #include "sim/simulator.h"
 
 namespace rocelab {
@@ -96,11 +97,15 @@ class FaultInjector final : public EventHandler, public PauseObserver {
 
   void on_event(uint32_t kind, uint64_t arg) override;
   void on_pause_change(EgressPort& port, size_t queue, bool paused) override;
+  // A lane per partition of a parallel run (Experiment::set_threads).
+  void set_lanes(uint32_t partitions);
   void on_ignored_pause(EgressPort& port, size_t queue) override;
 
   const FaultsConfig& config() const { return cfg_; }
   const std::vector<RoutingChange>& routing_changes() const { return routing_changes_; }
   const std::vector<WatchdogAction>& watchdog_actions() const { return watchdog_log_; }
+  // When the detector looked for a cycle (after the first pause since the last look).
+  const std::vector<Time>& deadlock_checks() const { return deadlock_checks_; }
   uint64_t storm_pause_frames() const { return storm_pause_frames_; }
   // Set when the detector found a deadlock: the simulator was stopped there.
   const Deadlock* deadlock() const { return deadlock_.cycle.empty() ? nullptr : &deadlock_; }
@@ -151,6 +156,12 @@ class FaultInjector final : public EventHandler, public PauseObserver {
   std::vector<Watch> watches_;
   Deadlock deadlock_;
   bool check_pending_ = false;
+  std::vector<Time> deadlock_checks_;
+  // A parallel run's: the earliest check each lane's pauses asked for (its key: when, and
+  // the pausing node's reserved number), merged after each window into the one a serial
+  // run schedules (the first pause's after the last check).
+  PerLane<EventKey> check_asked_{EventQueue::kNoKey};
+  void merge_check_requests();
 };
 
 }  // namespace rocelab

@@ -340,6 +340,7 @@ bool Simulator::plan_window(Time until) {
     parts_[i]->stop_requested = false;
   }
   if (asked) note_stop(window_start_);
+  for (const auto& hook : window_hooks_) hook();
   for (;;) {
     // Each partition's front after its window, lowered by what global events filed since.
     EventKey node_front = EventQueue::kNoKey;

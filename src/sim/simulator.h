@@ -7,6 +7,7 @@
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <type_traits>
 #include <vector>
@@ -210,6 +211,10 @@ class Simulator {
   uint32_t thread_count() const { return threads_; }
   Delta lookahead() const { return lookahead_; }
   const ParallelProfile& parallel_profile() const { return profile_; }
+  // Called after each window of a parallel run, before the global events that follow it,
+  // on one thread while the others wait: where state the partitions kept per lane is
+  // merged into what a serial run would have had at that point (it may schedule events).
+  void add_window_hook(std::function<void()> hook) { window_hooks_.push_back(std::move(hook)); }
 
   // Runs events with time <= until (or until a stop, or no events are left).
   void run_until(Time until);
@@ -346,6 +351,7 @@ class Simulator {
   Time stop_at_ = Time::never();
   bool stopped_ = false;
   ParallelProfile profile_;
+  std::vector<std::function<void()>> window_hooks_;
   static inline thread_local SimPartition* tls_partition_ = nullptr;
 };
 

@@ -208,6 +208,85 @@ TEST(ParallelScenario, EveryOutputFileIsTheSameOnAnyThreads) {
   }
 }
 
+// A link that fails and comes back under load, with the PFC watchdog on and the deadlock
+// detector (on by default with events): scripted faults run between windows, the pauses'
+// requests to the watchdog and the detector are merged after each window.
+TEST(ParallelScenario, LinkFailureWithWatchdogGivesTheSameResultsOnAnyThreads) {
+  std::string scenario = kScenario;
+  scenario += R"(events:
+  - {type: link_down, a: leaf1, b: spine0, at: 30us, until: 90us}
+faults:
+  detection_delay: 10us
+  pfc_watchdog: {enabled: true, detection_time: 20us, restoration_time: 20us}
+  deadlock: {check_interval: 5us, persist: 10us}
+)";
+  const Outcome one = run("ecmp+dcqcn", 1, "par_fault", 0, scenario);
+  ASSERT_GT(one.summary["faults"]["lost_data_packets"].get<uint64_t>(), 0u)
+      << one.summary["faults"];
+  expect_same_on_any_threads("ecmp+dcqcn", scenario, 4);
+}
+
+// A routing change that closes a cycle of paused queues (scenarios/faults/ring5_chords.yaml,
+// five switches each with a host): the detector finds the same cycle at the same time on any
+// number of threads.
+TEST(ParallelScenario, DeadlockIsDetectedAtTheSameTimeOnAnyThreads) {
+  auto deadlock_on = [](uint32_t threads) {
+    ScenarioConfig c =
+        load_scenario(std::string(ROCELAB_SOURCE_DIR) + "/scenarios/faults/ring5_chords.yaml", {});
+    const auto dir = test::temp_dir("par_ring" + std::to_string(threads));
+    RunOptions o;
+    o.quiet = true;
+    o.threads = threads;
+    o.out_dir = dir.string();
+    nlohmann::json s = run_scenario(c, o);
+    EXPECT_EQ(s["parallel"]["partitions"], threads == 1 ? 1 : 5) << threads;
+    strip_run_fields(s);
+    s["pfc_events.csv"] = test::slurp((dir / "pfc_events.csv").string());
+    std::filesystem::remove_all(dir);
+    return s;
+  };
+  const nlohmann::json one = deadlock_on(1);
+  ASSERT_TRUE(one["faults"]["deadlock"]["detected"].get<bool>());
+  EXPECT_EQ(one["faults"]["deadlock"]["cycle"].size(), 5u);
+  for (const uint32_t threads : {2u, 3u, 5u}) EXPECT_EQ(deadlock_on(threads), one) << threads;
+}
+
+// The detector's looks follow the first pause after each look, whichever partition paused:
+// as many looks, at the same times, on any partitioning.
+TEST(ParallelScenario, DeadlockChecksAreTheSerialRunsOnAnyPartitioning) {
+  std::string scenario = kScenario;
+  scenario += R"(events:
+  - {type: link_down, a: leaf1, b: spine0, at: 30us, until: 90us}
+faults: {deadlock: {check_interval: 2us, persist: 2us}}
+)";
+  auto checks_on = [&](uint32_t partitions) {
+    ScenarioConfig c = load_scenario_text(scenario, "parallel.yaml");
+    Experiment exp(build_experiment(c));
+    exp.set_threads(1, partitions);
+    exp.run(Time{Delta::from_ms(50).ps});
+    return std::make_pair(exp.faults()->deadlock_checks(), exp.sim().now());
+  };
+  const auto serial = checks_on(1);
+  EXPECT_GT(serial.first.size(), 3u);
+  for (const uint32_t partitions : {2u, 3u, 4u})
+    EXPECT_EQ(checks_on(partitions), serial) << partitions;
+}
+
+TEST(ParallelScenario, AWatchdogFasterThanAWindowIsRefusedByName) {
+  std::string scenario = kScenario;
+  scenario += R"(faults:
+  pfc_watchdog: {enabled: true, detection_time: 500ns, restoration_time: 20us}
+)";
+  ScenarioConfig c = load_scenario_text(scenario, "parallel.yaml");
+  Experiment exp(build_experiment(c));
+  try {
+    exp.set_threads(2);
+    ADD_FAILURE() << "accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("detection_time (500 ns)"), std::string::npos) << e.what();
+  }
+}
+
 TEST(ParallelScenario, ThreadsCutTheNetworkAtItsEdgeSwitches) {
   ScenarioConfig c = load_scenario_text(kScenario, "parallel.yaml");
   Experiment exp(build_experiment(c));

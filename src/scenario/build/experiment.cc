@@ -166,7 +166,6 @@ std::string Experiment::parallel_obstacle() const {
   const std::string& path = spec_.transport.path_policy;
   if (path != "fixed")
     return "host path policy '" + path + "' draws from one random stream for all hosts";
-  if (faults_) return "faults, the PFC watchdog and the deadlock detector are not partitioned yet";
   return {};
 }
 
@@ -190,6 +189,23 @@ void Experiment::set_threads(uint32_t threads, uint32_t partitions) {
   for (const uint32_t l : plan.cut_links) {
     net_->link_port(l, true).set_cut(true);
     net_->link_port(l, false).set_cut(true);
+  }
+  if (faults_) {
+    // What a node's pause asks of the watchdog and the detector happens between windows:
+    // not sooner than a window's length after the pause.
+    const FaultsConfig& f = spec_.faults;
+    const Delta check = std::max(f.deadlock.persist, f.deadlock.check_interval);
+    if (f.deadlock.check_interval > Delta::zero() && check < plan.lookahead)
+      throw std::invalid_argument("--threads: faults.deadlock's check_interval and persist (" +
+                                  std::to_string(check.ps / 1000) +
+                                  " ns) are shorter than a window (the cut links' delay, " +
+                                  std::to_string(plan.lookahead.ps / 1000) + " ns)");
+    if (f.watchdog.enabled && f.watchdog.detection_time < plan.lookahead)
+      throw std::invalid_argument("--threads: faults.pfc_watchdog.detection_time (" +
+                                  std::to_string(f.watchdog.detection_time.ps / 1000) +
+                                  " ns) is shorter than a window (the cut links' delay, " +
+                                  std::to_string(plan.lookahead.ps / 1000) + " ns)");
+    faults_->set_lanes(plan.count);
   }
   net_->set_lanes(plan.count);
   transport_->set_lanes(plan.count);
