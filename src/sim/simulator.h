@@ -208,7 +208,7 @@ class Simulator {
                       uint32_t threads);
   bool parallel() const { return parallel_; }
   uint32_t partition_count() const { return parallel() ? uint32_t(parts_.size() - 1) : 1; }
-  uint32_t thread_count() const { return threads_; }
+  uint32_t thread_count() const { return threads_; }  // at most one per partition
   Delta lookahead() const { return lookahead_; }
   const ParallelProfile& parallel_profile() const { return profile_; }
   // Called after each window of a parallel run, before the global events that follow it,

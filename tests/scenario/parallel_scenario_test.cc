@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "../cli_util.h"
+#include "scenario/build/partition.h"
 #include "scenario/build/scenario_build.h"
 #include "scenario/config/scenario_config.h"
 #include "scenario/config/yaml_params.h"
@@ -90,7 +91,7 @@ void expect_same_on_any_threads(const std::string& schemes, const std::string& s
     const Outcome many = run(schemes, threads, "par_" + schemes, 0, scenario);
     EXPECT_EQ(many.flows_csv, one.flows_csv) << threads << " threads";
     EXPECT_EQ(many.summary.dump(1), one.summary.dump(1)) << threads << " threads";
-    EXPECT_EQ(many.parallel["threads"], threads);
+    EXPECT_EQ(many.parallel["threads"], std::min(threads, partitions)) << "no more than partitions";
     EXPECT_EQ(many.parallel["partitions"], std::min(partitions, threads * 4)) << threads;
   }
 }
@@ -285,6 +286,55 @@ TEST(ParallelScenario, AWatchdogFasterThanAWindowIsRefusedByName) {
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("detection_time (500 ns)"), std::string::npos) << e.what();
   }
+}
+
+// Cut links of unequal delays (an ns-3 topology file: host links 500 ns, leaf-spine links of
+// 1.3-2.6 us) and a leaf whose hosts stay idle for the first 300 us (its partition has no
+// events for a hundred windows and more): the lookahead is the shortest cut link, and the
+// results are the same on any threads.
+TEST(ParallelScenario, UnequalCutDelaysAndAnIdlePartitionGiveTheSameResults) {
+  const auto dir = test::temp_dir("par_unequal");
+  const std::string topo = (dir / "topo.txt").string();
+  {
+    std::ofstream out(topo);
+    out << "14 6 16\n8 9 10 11 12 13\n";
+    for (int h = 0; h < 8; ++h) out << h << ' ' << 8 + h / 2 << " 100Gbps 500ns 0\n";
+    const char* delays[4][2] = {
+        {"1300ns", "2600ns"}, {"1700ns", "1400ns"}, {"2100ns", "1900ns"}, {"1500ns", "2300ns"}};
+    for (int leaf = 0; leaf < 4; ++leaf)
+      for (int spine = 0; spine < 2; ++spine)
+        out << 8 + leaf << ' ' << 12 + spine << " 100Gbps " << delays[leaf][spine] << " 0\n";
+  }
+  const std::string scenario = "name: unequal\nseed: 4\ntopology: {type: ns3, file: " + topo +
+                               R"(}
+switch: {buffer: 1MB}
+workloads:
+  - {name: background, type: poisson, cdf: fb_webserver, load: 0.5, stop: 100us,
+     hosts: [h0, h1, h2, h3, h4, h5]}
+  - {name: incast, type: incast, senders: h2..h5, receiver: h0, total_size: 1200KB, start: 40us}
+  - name: late
+    type: flows
+    flows:
+      - {src: h6, dst: h0, size: 300KB, start: 300us}
+      - {src: h7, dst: h2, size: 300KB, start: 300us}
+outputs: {flows_csv: true, pfc_events: false}
+)";
+  ScenarioConfig c = load_scenario_text(scenario, "unequal.yaml");
+  Experiment exp(build_experiment(c));
+  exp.set_threads(2, 4);
+  ASSERT_TRUE(exp.sim().parallel());
+  EXPECT_EQ(exp.sim().partition_count(), 4u);
+  // The spines go round robin to partitions 0 and 1: leaf0-spine0 (1.3 us) and
+  // leaf1-spine1 (1.4 us) are inside a partition, and the shortest cut link is leaf3-spine0.
+  EXPECT_EQ(exp.sim().lookahead(), Delta::from_ns(1500)) << "the shortest cut link";
+  const RunStats st = exp.run(Time{Delta::from_ms(50).ps});
+  ASSERT_TRUE(st.done);
+  // h6 and h7's leaf: nothing before 300 us, when the others' traffic is long done.
+  const ParallelProfile& prof = exp.sim().parallel_profile();
+  const uint32_t idle = plan_partitions(exp.network(), 4).node_partition[6];  // h6's
+  EXPECT_LT(prof.partition_events[idle] * 5, prof.node_events);
+  expect_same_on_any_threads("ecmp+dcqcn", scenario, 4);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(ParallelScenario, ThreadsCutTheNetworkAtItsEdgeSwitches) {
