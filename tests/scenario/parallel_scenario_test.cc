@@ -55,6 +55,17 @@ void strip_run_fields(nlohmann::json& s) {
     s.erase(key);
 }
 
+// Runs `c` quietly on `threads` threads, writing into `dir`; the summary.
+nlohmann::json run_into(ScenarioConfig& c, uint32_t threads, const std::filesystem::path& dir,
+                        uint32_t partitions = 0) {
+  RunOptions o;
+  o.quiet = true;
+  o.threads = threads;
+  o.partitions = partitions;
+  o.out_dir = dir.string();
+  return run_scenario(c, o);
+}
+
 Outcome run(const std::string& schemes, uint32_t threads, const std::string& dir_name,
             uint32_t partitions = 0, const std::string& scenario = kScenario) {
   std::vector<std::string> sets;
@@ -63,13 +74,8 @@ Outcome run(const std::string& schemes, uint32_t threads, const std::string& dir
   sets.push_back("cc=" + schemes.substr(plus + 1));
   ScenarioConfig c = load_scenario_text(scenario, "parallel.yaml", sets);
   const std::filesystem::path dir = test::temp_dir(dir_name + std::to_string(threads));
-  RunOptions o;
-  o.quiet = true;
-  o.threads = threads;
-  o.partitions = partitions;
-  o.out_dir = dir.string();
   Outcome out;
-  out.summary = run_scenario(c, o);
+  out.summary = run_into(c, threads, dir, partitions);
   out.flows_csv = test::slurp((dir / "flows.csv").string());
   out.parallel = out.summary["parallel"];
   strip_run_fields(out.summary);
@@ -184,11 +190,7 @@ TEST(ParallelScenario, EveryOutputFileIsTheSameOnAnyThreads) {
                             "outputs.buffer_sample_interval=5us", "outputs.flow_throughput=true",
                             "outputs.link_utilization=true", "outputs.queue_length=true"});
     const auto dir = test::temp_dir("par_files" + std::to_string(threads));
-    RunOptions o;
-    o.quiet = true;
-    o.threads = threads;
-    o.out_dir = dir.string();
-    nlohmann::json summary = run_scenario(c, o);
+    nlohmann::json summary = run_into(c, threads, dir);
     strip_run_fields(summary);
     std::map<std::string, std::string> files;
     for (const auto& entry : std::filesystem::directory_iterator(dir))
@@ -235,11 +237,7 @@ TEST(ParallelScenario, DeadlockIsDetectedAtTheSameTimeOnAnyThreads) {
     ScenarioConfig c =
         load_scenario(std::string(ROCELAB_SOURCE_DIR) + "/scenarios/faults/ring5_chords.yaml", {});
     const auto dir = test::temp_dir("par_ring" + std::to_string(threads));
-    RunOptions o;
-    o.quiet = true;
-    o.threads = threads;
-    o.out_dir = dir.string();
-    nlohmann::json s = run_scenario(c, o);
+    nlohmann::json s = run_into(c, threads, dir);
     EXPECT_EQ(s["parallel"]["partitions"], threads == 1 ? 1 : 5) << threads;
     strip_run_fields(s);
     s["pfc_events.csv"] = test::slurp((dir / "pfc_events.csv").string());
