@@ -73,12 +73,7 @@ void describe(ParamVisitor& v, BfcParams& p) {
 }
 
 uint32_t BfcShared::put(const std::vector<uint64_t>& bits) {
-  if (free.empty()) {
-    snapshots.push_back(bits);
-    return static_cast<uint32_t>(snapshots.size() - 1);
-  }
-  const uint32_t i = free.back();
-  free.pop_back();
+  const uint32_t i = snapshots.alloc_as_left();  // a recycled snapshot keeps its buffer
   snapshots[i] = bits;
   return i;
 }

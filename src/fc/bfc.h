@@ -17,6 +17,7 @@
 #include "net/flow_control.h"
 #include "net/packet_state.h"
 #include "net/pfc.h"
+#include "sim/pool.h"
 #include "sim/random.h"
 #include "sim/ring.h"
 
@@ -68,12 +69,15 @@ struct BfcTag {
 };
 
 // Network-wide: the filter snapshots in flight (a frame carries an index, not 128 bytes).
+// In a parallel run a frame is put in one partition and read and released in the next
+// window by another: a pool with a free list per partition, whose objects do not move.
 struct BfcShared {
-  std::vector<std::vector<uint64_t>> snapshots;
-  std::vector<uint32_t> free;
+  static constexpr size_t kMaxInFlightLog2 = 20;
+  Pool<std::vector<uint64_t>> snapshots{kMaxInFlightLog2};
   uint32_t put(const std::vector<uint64_t>& bits);
   std::vector<uint64_t>& at(uint32_t i) { return snapshots[i]; }
-  void release(uint32_t i) { free.push_back(i); }
+  void release(uint32_t i) { snapshots.release(i); }
+  void set_lanes(uint32_t partitions) { snapshots.set_lanes(partitions); }
 };
 
 class Bfc final : public FlowControl, public EventHandler {

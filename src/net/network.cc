@@ -196,6 +196,7 @@ void Network::set_lanes(uint32_t partitions) {
   pool_.set_lanes(partitions);
   ctx_->state.prepare_lanes(pool_.max_objects());
   ctx_->counter_lanes.set_lanes(partitions, blank_counters());
+  for (const auto& set : ctx_->lane_setters) set(partitions);
 }
 
 void Network::fold_counters() {

@@ -79,24 +79,20 @@ class Pool {
 
   uint32_t alloc() {
     if (!lanes_.empty()) [[unlikely]]
-      return alloc_in_lane();
-    uint32_t idx;
-    if (!free_.empty()) {
-      idx = free_.back();
-      free_.pop_back();
-    } else {
-      if (size_ == usable_) [[unlikely]]
-        grow();
-      idx = static_cast<uint32_t>(size_);
-      new (&objects_[idx]) T();
-      ++size_;
-    }
+      return alloc_in_lane(true);
+    const uint32_t idx = take();
     // Copied from one default object: assigning T{} built a zeroed temporary on the stack
     // first (a string store) and then copied that.
     static const T kFresh{};
     objects_[idx] = kFresh;
-    ++in_use_;
     return idx;
+  }
+  // An object as its last user left it: for an object the caller overwrites whole, whose
+  // buffers (a recycled vector's capacity) are worth keeping.
+  uint32_t alloc_as_left() {
+    if (!lanes_.empty()) [[unlikely]]
+      return alloc_in_lane(false);
+    return take();
   }
 
   void release(uint32_t idx) {
@@ -130,6 +126,21 @@ class Pool {
 
  private:
   static size_t range_bytes(size_t objects) { return objects * sizeof(T) + kObjectOffsetBytes; }
+  uint32_t take() {
+    uint32_t idx;
+    if (!free_.empty()) {
+      idx = free_.back();
+      free_.pop_back();
+    } else {
+      if (size_ == usable_) [[unlikely]]
+        grow();
+      idx = static_cast<uint32_t>(size_);
+      new (&objects_[idx]) T();
+      ++size_;
+    }
+    ++in_use_;
+    return idx;
+  }
   [[gnu::noinline]] void release_in_lane(uint32_t idx) {
     Lane& lane = lanes_[tls_sim_lane];
     --lane.in_use;
@@ -158,14 +169,14 @@ class Pool {
   };
   // Out of line, as the lanes' paths are: a serial run's alloc() stays small enough to be
   // inlined where packets are made (cachegrind: a serial run's instructions +2% otherwise).
-  [[gnu::noinline]] uint32_t alloc_in_lane() {
+  [[gnu::noinline]] uint32_t alloc_in_lane(bool fresh) {
     Lane& lane = lanes_[tls_sim_lane];
     if (lane.free.empty()) [[unlikely]]
       claim_chunk(lane);
     const uint32_t idx = lane.free.back();
     lane.free.pop_back();
     static const T kFresh{};
-    objects_[idx] = kFresh;
+    if (fresh) objects_[idx] = kFresh;
     ++lane.in_use;
     return idx;
   }

@@ -68,10 +68,13 @@ nlohmann::json run_into(ScenarioConfig& c, uint32_t threads, const std::filesyst
 
 Outcome run(const std::string& schemes, uint32_t threads, const std::string& dir_name,
             uint32_t partitions = 0, const std::string& scenario = kScenario) {
+  // lb+cc, or lb+cc+fc.
   std::vector<std::string> sets;
   const size_t plus = schemes.find('+');
+  const size_t fc_plus = schemes.find('+', plus + 1);
   sets.push_back("lb=" + schemes.substr(0, plus));
-  sets.push_back("cc=" + schemes.substr(plus + 1));
+  sets.push_back("cc=" + schemes.substr(plus + 1, fc_plus - plus - 1));
+  if (fc_plus != std::string::npos) sets.push_back("fc=" + schemes.substr(fc_plus + 1));
   ScenarioConfig c = load_scenario_text(scenario, "parallel.yaml", sets);
   const std::filesystem::path dir = test::temp_dir(dir_name + std::to_string(threads));
   Outcome out;
@@ -360,15 +363,30 @@ TEST(ParallelScenario, ThreadsCutTheNetworkAtItsEdgeSwitches) {
 }
 
 TEST(ParallelScenario, WhatCannotRunInParallelYetIsRefusedByName) {
-  ScenarioConfig c = load_scenario_text(kScenario, "parallel.yaml", {"fc=bfc"});
+  ScenarioConfig c =
+      load_scenario_text(kScenario, "parallel.yaml", {"transport.path_policy=spray"});
   Experiment exp(build_experiment(c));
   try {
     exp.set_threads(2);
     ADD_FAILURE() << "accepted";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("'bfc'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("'spray'"), std::string::npos) << e.what();
   }
   EXPECT_FALSE(exp.sim().parallel());
+}
+
+// BFC's filter frames cross the cut links: each carries a snapshot put in one partition and
+// read and released in another's next window.
+TEST(ParallelScenario, BfcGivesTheSameResultsOnAnyThreads) {
+  expect_same_on_any_threads("ecmp+none+bfc");
+  const Outcome one = run("ecmp+none+bfc", 1, "par_bfc_filters");
+  uint64_t filters = 0, pauses = 0;
+  for (const auto& [key, value] : one.summary["fc_stats"].items()) {
+    if (key == "bfc.filter_frames") filters = value.get<uint64_t>();
+    if (key == "bfc.pauses") pauses = value.get<uint64_t>();
+  }
+  EXPECT_GT(filters, 1000u);
+  EXPECT_GT(pauses, 10u) << "the incast pauses flows per hop";
 }
 
 TEST(ParallelScenario, EcmpDcqcnGivesTheSameResultsOnAnyThreads) {

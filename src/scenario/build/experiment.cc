@@ -162,7 +162,6 @@ void Experiment::add_flows(const std::vector<FlowSpec>& flows) {
 
 std::string Experiment::parallel_obstacle() const {
   // What still shares state across nodes within a window (docs/parallel.md, "Needs work").
-  if (spec_.fc == "bfc") return "flow control 'bfc' shares its filter snapshots across switches";
   const std::string& path = spec_.transport.path_policy;
   if (path != "fixed")
     return "host path policy '" + path + "' draws from one random stream for all hosts";
