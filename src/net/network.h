@@ -36,6 +36,7 @@ class Network {
 
   Simulator& sim() { return sim_; }
   NetContext& context() { return *ctx_; }
+  const NetContext& context() const { return *ctx_; }
   const TopologySpec& topology() const { return topo_; }
   const NetworkConfig& config() const { return cfg_; }
   const Routing& routing() const { return ctx_->routing; }

@@ -46,20 +46,37 @@ std::unique_ptr<HostPathPolicy> HermesPathConfig::build() const {
 
 void HermesPath::attach(RdmaTransport& transport) {
   HostPathPolicy::attach(transport);
-  rng_ = RandomStream(transport.network().context().seed, "hermes");
+  streams_.init(transport, "hermes");
   path_field_ = transport.packet_layout().declare<uint16_t>("hermes.path", Echo::kToReply);
   const Routing& r = transport.network().context().routing;
   edges_ = r.edge_switches().size();
   table_index_.assign(transport.network().node_count() * edges_, kNoPath);
+  tables_.assign(transport.network().node_count(), {});
+}
+
+void HermesPath::set_lanes(uint32_t partitions) {
+  if (flows_.size() < transport_->flow_count()) flows_.resize(transport_->flow_count());
+  scratch_.set_lanes(partitions, {});
+  counters_.set_lanes(partitions, {});
+}
+
+void HermesPath::fold_lanes() {
+  counters_.fold(
+      [](Counters& into, const Counters& from) {
+        into.flows_placed += from.flows_placed;
+        into.reroutes_congestion += from.reroutes_congestion;
+        into.reroutes_failure += from.reroutes_failure;
+      },
+      {});
 }
 
 uint32_t HermesPath::table_for(uint32_t host, uint32_t dst_edge) {
   const Routing& r = transport_->network().context().routing;
   uint32_t& index = table_index_[static_cast<size_t>(host) * edges_ + r.edge_index(dst_edge)];
   if (index == kNoPath) {
-    index = static_cast<uint32_t>(tables_.size());
+    index = static_cast<uint32_t>(tables_[host].size());
     const uint64_t paths = r.path_count(r.edge_of_host(host), dst_edge);
-    tables_.emplace_back(std::min<uint64_t>(paths, 0xfffe));  // path + 1 fits 16 bits
+    tables_[host].emplace_back(std::min<uint64_t>(paths, 0xfffe));  // path + 1 fits 16 bits
   }
   return index;
 }
@@ -95,7 +112,9 @@ HermesPath::PathClass HermesPath::classify(const PathInfo& p, Time now) const {
 // fewest of this host's flows; else a gray, then a bad path at least Δ_RTT faster than the
 // current one (than any, for a new flow), in RTT steps of Δ_RTT/10, then fewest flows.
 // Ties at random.
-uint32_t HermesPath::pick(std::vector<PathInfo>& paths, uint32_t current, Time now) {
+uint32_t HermesPath::pick(std::vector<PathInfo>& paths, uint32_t current, Time now,
+                          RandomStream& rng) {
+  std::vector<uint32_t>& scratch = scratch_.local();
   // No path, or a failed one, is infinitely slow: anything not failed beats it.
   const bool has_current =
       current != kNoPath && classify(paths[current], now) != PathClass::kFailed;
@@ -103,7 +122,7 @@ uint32_t HermesPath::pick(std::vector<PathInfo>& paths, uint32_t current, Time n
       has_current ? effective_srtt(paths[current], now) : Delta{INT64_MAX / 4};
   const int64_t step = std::max<int64_t>(1, cfg_.delta_rtt.ps / 10);
   for (PathClass wanted : {PathClass::kGood, PathClass::kGray, PathClass::kBad}) {
-    scratch_.clear();
+    scratch.clear();
     int64_t best_level = INT64_MAX;
     uint32_t best_flows = UINT32_MAX;
     for (uint32_t i = 0; i < paths.size(); ++i) {
@@ -116,11 +135,11 @@ uint32_t HermesPath::pick(std::vector<PathInfo>& paths, uint32_t current, Time n
       if (level < best_level || (level == best_level && flows < best_flows)) {
         best_level = level;
         best_flows = flows;
-        scratch_.clear();
+        scratch.clear();
       }
-      if (level == best_level && flows == best_flows) scratch_.push_back(i);
+      if (level == best_level && flows == best_flows) scratch.push_back(i);
     }
-    if (!scratch_.empty()) return scratch_[rng_.below(scratch_.size())];
+    if (!scratch.empty()) return scratch[rng.below(scratch.size())];
   }
   return kNoPath;
 }
@@ -138,18 +157,20 @@ double HermesPath::sending_rate_bps(FlowState& fs, Time now, uint32_t sent_now) 
 }
 
 // pick(), else any path that has not failed (every path failed: any path).
-uint32_t HermesPath::pick_or_any(std::vector<PathInfo>& paths, uint32_t current, Time now) {
-  const uint32_t path = pick(paths, current, now);
+uint32_t HermesPath::pick_or_any(std::vector<PathInfo>& paths, uint32_t current, Time now,
+                                 RandomStream& rng) {
+  const uint32_t path = pick(paths, current, now, rng);
   if (path != kNoPath) return path;
-  scratch_.clear();
+  std::vector<uint32_t>& scratch = scratch_.local();
+  scratch.clear();
   for (uint32_t i = 0; i < paths.size(); ++i)
-    if (classify(paths[i], now) != PathClass::kFailed) scratch_.push_back(i);
-  if (!scratch_.empty()) return scratch_[rng_.below(scratch_.size())];
-  return current != kNoPath ? current : static_cast<uint32_t>(rng_.below(paths.size()));
+    if (classify(paths[i], now) != PathClass::kFailed) scratch.push_back(i);
+  if (!scratch.empty()) return scratch[rng.below(scratch.size())];
+  return current != kNoPath ? current : static_cast<uint32_t>(rng.below(paths.size()));
 }
 
 void HermesPath::move(FlowState& fs, uint32_t path) {
-  std::vector<PathInfo>& paths = tables_[fs.table];
+  std::vector<PathInfo>& paths = paths_of(fs);
   if (fs.path != kNoPath) --paths[fs.path].local_flows;
   ++paths[path].local_flows;
   fs.path = path;
@@ -164,9 +185,12 @@ void HermesPath::on_send(FlowId f, Packet& p) {
   if (fs.table == kNoPath) {
     const uint32_t dst_edge = r.edge_of_host(p.dst.index());
     if (dst_edge == r.edge_of_host(p.src.index())) return;  // one leaf: no path to choose
-    fs.table = table_for(p.src.index(), dst_edge);
+    fs.host = p.src.index();
+    fs.table = table_for(fs.host, dst_edge);
   }
-  std::vector<PathInfo>& paths = tables_[fs.table];
+  std::vector<PathInfo>& paths = paths_of(fs);
+  RandomStream& rng = streams_.of(p.src);
+  Counters& counters = counters_.local();
   const Time now = transport_->sim().now();
   const double rate_bps = sending_rate_bps(fs, now, p.wire_bytes);
   // A pinned flow stays on its path: Hermes senses that path through it, never moves it.
@@ -174,15 +198,15 @@ void HermesPath::on_send(FlowId f, Packet& p) {
   const std::optional<uint32_t> pin = transport_->pinned_path(f);
   const bool pinned = pin && *pin < paths.size();
   if (fs.path == kNoPath) {  // a new flow
-    move(fs, pinned ? *pin : pick_or_any(paths, kNoPath, now));
-    ++counters_.flows_placed;
+    move(fs, pinned ? *pin : pick_or_any(paths, kNoPath, now, rng));
+    ++counters.flows_placed;
   } else if (!pinned) {
     const PathClass cls = classify(paths[fs.path], now);
     if (cls == PathClass::kFailed) {
-      const uint32_t path = pick_or_any(paths, fs.path, now);
+      const uint32_t path = pick_or_any(paths, fs.path, now, rng);
       if (path != fs.path) {
         move(fs, path);
-        ++counters_.reroutes_failure;
+        ++counters.reroutes_failure;
       }
     } else if (cls == PathClass::kBad &&
                fs.acked - fs.acked_at_move >= cfg_.min_bytes_before_reroute &&
@@ -190,11 +214,11 @@ void HermesPath::on_send(FlowId f, Packet& p) {
                    cfg_.max_rate_fraction * static_cast<double>(transport_->line_rate_bps(f)) &&
                (fs.last_attempt == Time::never() || now - fs.last_attempt >= cfg_.reroute_gap)) {
       fs.last_attempt = now;
-      if (rng_.uniform() < cfg_.reroute_probability) {
-        const uint32_t path = pick(paths, fs.path, now);
+      if (rng.uniform() < cfg_.reroute_probability) {
+        const uint32_t path = pick(paths, fs.path, now, rng);
         if (path != kNoPath && path != fs.path) {
           move(fs, path);
-          ++counters_.reroutes_congestion;
+          ++counters.reroutes_congestion;
         }
       }
     }
@@ -213,7 +237,7 @@ void HermesPath::on_feedback(FlowId f, const Packet& p) {
   if (p.type == PacketType::kAck) fs.acked = std::max(fs.acked, p.seq);
   const uint16_t tagged = transport_->field(path_field_, p);
   if (fs.table == kNoPath || tagged == 0) return;
-  std::vector<PathInfo>& paths = tables_[fs.table];
+  std::vector<PathInfo>& paths = paths_of(fs);
   if (tagged > paths.size()) return;
   PathInfo& path = paths[tagged - 1];
   const Time now = transport_->sim().now();
@@ -241,7 +265,7 @@ void HermesPath::on_timeout(FlowId f) {
   // packets' (Hermes' code ignores retransmissions for 1 ms after a switch).
   const Time now = transport_->sim().now();
   if (now - fs.moved_at < transport_->config().rto) return;
-  PathInfo& path = tables_[fs.table][fs.path];
+  PathInfo& path = paths_of(fs)[fs.path];
   if (path.bad_until <= now) path.timeouts = 0;  // a new episode
   ++path.timeouts;
   path.bad_until = now + cfg_.failure_hold;
@@ -251,14 +275,16 @@ void HermesPath::on_timeout(FlowId f) {
 void HermesPath::on_finish(FlowId f) {
   if (f.index() >= flows_.size()) return;
   FlowState& fs = flows_[f.index()];
-  if (fs.path != kNoPath) --tables_[fs.table][fs.path].local_flows;
+  if (fs.path != kNoPath) --paths_of(fs)[fs.path].local_flows;
   fs.path = kNoPath;
 }
 
 void HermesPath::add_stats(std::vector<SchemeStat>& out) const {
-  out.push_back({"hermes_flows_placed", static_cast<double>(counters_.flows_placed)});
-  out.push_back({"hermes_reroutes_congestion", static_cast<double>(counters_.reroutes_congestion)});
-  out.push_back({"hermes_reroutes_failure", static_cast<double>(counters_.reroutes_failure)});
+  out.push_back({"hermes_flows_placed", static_cast<double>(counters_.merged().flows_placed)});
+  out.push_back(
+      {"hermes_reroutes_congestion", static_cast<double>(counters_.merged().reroutes_congestion)});
+  out.push_back(
+      {"hermes_reroutes_failure", static_cast<double>(counters_.merged().reroutes_failure)});
 }
 
 }  // namespace rocelab

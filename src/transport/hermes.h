@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "net/packet_state.h"
+#include "sim/lane.h"
 #include "sim/random.h"
 #include "transport/hermes_config.h"
 #include "transport/host_path.h"
@@ -47,8 +48,11 @@ class HermesPath final : public HostPathPolicy {
   void on_timeout(FlowId f) override;
   void on_finish(FlowId f) override;
   void add_stats(std::vector<SchemeStat>& out) const override;
+  void set_lanes(uint32_t partitions) override;
+  void fold_lanes() override;
 
-  const Counters& counters() const { return counters_; }
+  // Folded after each run (Experiment::run).
+  const Counters& counters() const { return counters_.merged(); }
   // The path flow f is on now (kNoPath before its first packet or within one leaf).
   uint32_t flow_path(FlowId f) const;
   static constexpr uint32_t kNoPath = 0xffffffffu;
@@ -68,7 +72,8 @@ class HermesPath final : public HostPathPolicy {
     uint32_t local_flows = 0;
   };
   struct FlowState {
-    uint32_t table = kNoPath;  // index of its (host, destination ToR) path table
+    uint32_t host = 0;
+    uint32_t table = kNoPath;  // index of its (host, destination ToR) path table, in the host's
     uint32_t path = kNoPath;
     uint64_t acked = 0;          // cumulative ACK
     uint64_t acked_at_move = 0;  // ... when it took this path
@@ -78,23 +83,26 @@ class HermesPath final : public HostPathPolicy {
     Time dre_time;
   };
 
-  uint32_t table_for(uint32_t host, uint32_t dst_edge);  // its index in tables_
+  uint32_t table_for(uint32_t host, uint32_t dst_edge);  // its index in tables_[host]
+  std::vector<PathInfo>& paths_of(const FlowState& fs) { return tables_[fs.host][fs.table]; }
   Delta effective_srtt(const PathInfo& p, Time now) const;
   PathClass classify(const PathInfo& p, Time now) const;
-  uint32_t pick(std::vector<PathInfo>& paths, uint32_t current, Time now);
-  uint32_t pick_or_any(std::vector<PathInfo>& paths, uint32_t current, Time now);
+  uint32_t pick(std::vector<PathInfo>& paths, uint32_t current, Time now, RandomStream& rng);
+  uint32_t pick_or_any(std::vector<PathInfo>& paths, uint32_t current, Time now, RandomStream& rng);
   void move(FlowState& fs, uint32_t path);
   double sending_rate_bps(FlowState& fs, Time now, uint32_t sent_now);
 
   HermesConfig cfg_;
-  RandomStream rng_;
+  HostStreams streams_;
   PacketField<uint16_t> path_field_;  // path + 1 on data, echoed in its ACK/NAK
   size_t edges_ = 0;
-  std::vector<uint32_t> table_index_;  // [host * edges + edge index] -> tables_ (kNoPath: none)
-  std::vector<std::vector<PathInfo>> tables_;
-  std::vector<FlowState> flows_;
-  std::vector<uint32_t> scratch_;
-  Counters counters_;
+  // [host * edges + edge index] -> tables_[host] (kNoPath: none). Per host: a host's tables
+  // grow in its own partition.
+  std::vector<uint32_t> table_index_;
+  std::vector<std::vector<std::vector<PathInfo>>> tables_;
+  std::vector<FlowState> flows_;  // sized before a parallel run (set_lanes)
+  PerLane<std::vector<uint32_t>> scratch_;
+  PerLane<Counters> counters_;
 };
 
 }  // namespace rocelab

@@ -20,18 +20,26 @@ class SprayPath final : public HostPathPolicy {
  public:
   void attach(RdmaTransport& transport) override {
     HostPathPolicy::attach(transport);
-    rng_ = RandomStream(transport.network().context().seed, "host-spray");
+    streams_.init(transport, "host-spray");
   }
   void on_send(FlowId, Packet& p) override {
-    p.sport = static_cast<uint16_t>(49152 + rng_.below(16384));
+    p.sport = static_cast<uint16_t>(49152 + streams_.of(p.src).below(16384));
     p.flow_hash = roce_flow_hash(p.src, p.dst, p.sport);
   }
 
  private:
-  RandomStream rng_;
+  HostStreams streams_;
 };
 
 }  // namespace
+
+void HostStreams::init(const RdmaTransport& transport, std::string_view name) {
+  const uint64_t seed = transport.network().context().seed;
+  const size_t nodes = transport.network().node_count();
+  streams_.clear();
+  streams_.reserve(nodes);
+  for (size_t i = 0; i < nodes; ++i) streams_.emplace_back(seed, name, i);
+}
 
 const Registry<HostPathFactory>& host_path_registry() {
   static const Registry<HostPathFactory> registry = [] {

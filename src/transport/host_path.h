@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "net/scheme_stat.h"
 #include "sim/ids.h"
 #include "sim/params.h"
+#include "sim/random.h"
 #include "sim/registry.h"
 
 namespace rocelab {
@@ -35,9 +37,25 @@ class HostPathPolicy {
   virtual void on_finish(FlowId /*f*/) {}
   // Figures for summary.json (summed over hosts already: one policy serves them all).
   virtual void add_stats(std::vector<SchemeStat>& /*out*/) const {}
+  // A parallel run (sim/lane.h): state that hosts of different partitions would share is
+  // split per partition before the run, and folded after each run (RdmaTransport's lanes).
+  virtual void set_lanes(uint32_t /*partitions*/) {}
+  virtual void fold_lanes() {}
 
  protected:
   RdmaTransport* transport_ = nullptr;
+};
+
+// One random stream per sending host (`name`, indexed by node): what a host draws does not
+// depend on what the others drew, so the partitions of a parallel run draw what a serial run
+// draws. A policy acts at its flows' sender only.
+class HostStreams {
+ public:
+  void init(const RdmaTransport& transport, std::string_view name);
+  RandomStream& of(NodeId host) { return streams_[host.index()]; }
+
+ private:
+  std::vector<RandomStream> streams_;
 };
 
 // A policy's parameters (transport.path_policy: {name: hermes, ...}): read from the scenario,

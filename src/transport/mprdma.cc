@@ -34,13 +34,32 @@ void MpRdmaPath::attach(RdmaTransport& transport) {
   if (transport.config().recovery != "bitmap")
     throw std::invalid_argument(
         "transport.path_policy: mprdma needs transport.recovery: bitmap (MP-RDMA's receiver)");
-  rng_ = RandomStream(transport.network().context().seed, "mprdma");
+  streams_.init(transport, "mprdma");
   mtu_ = transport.network().context().wire.mtu_payload_bytes;
 }
 
-// Source ports from the range RoCE NICs use for entropy.
-uint16_t MpRdmaPath::random_vp() {
-  return static_cast<uint16_t>(49152 + rng_.below(16384));
+void MpRdmaPath::set_lanes(uint32_t partitions) {
+  if (flows_.size() < transport_->flow_count()) flows_.resize(transport_->flow_count());
+  counters_.set_lanes(partitions, {});
+}
+
+void MpRdmaPath::fold_lanes() {
+  counters_.fold(
+      [](Counters& into, const Counters& from) {
+        into.vps_pruned += from.vps_pruned;
+        into.probes += from.probes;
+        into.ecn_echoes += from.ecn_echoes;
+        into.max_inflate = std::max(into.max_inflate, from.max_inflate);
+        into.max_ack_opening = std::max(into.max_ack_opening, from.max_ack_opening);
+        into.acks_over_burst_limit += from.acks_over_burst_limit;
+        into.recovery_openings_over_limit += from.recovery_openings_over_limit;
+      },
+      {});
+}
+
+// Source ports from the range RoCE NICs use for entropy, drawn from the sender's stream.
+uint16_t MpRdmaPath::random_vp(NodeId host) {
+  return static_cast<uint16_t>(49152 + streams_.of(host).below(16384));
 }
 
 // The window the transport enforces on bytes in flight: cwnd plus the packets acknowledged
@@ -76,13 +95,13 @@ void MpRdmaPath::on_send(FlowId f, Packet& p) {
     vp = fs.ring[fs.ring_head];
     fs.ring_head = static_cast<uint8_t>((fs.ring_head + 1) % kVpRing);
     --fs.ring_size;
-    if (now >= fs.next_probe && rng_.uniform() < cfg_.probe_probability) {
-      vp = random_vp();
+    if (now >= fs.next_probe && streams_.of(p.src).uniform() < cfg_.probe_probability) {
+      vp = random_vp(p.src);
       fs.next_probe = now + transport_->base_rtt(f);
-      ++counters_.probes;
+      ++counters_.local().probes;
     }
   } else if (fs.fresh_paths) {
-    vp = random_vp();  // the initial window: each packet on a new path
+    vp = random_vp(p.src);  // the initial window: each packet on a new path
   } else {
     vp = fs.last_vp;  // window opened without a returning ACK: stay
   }
@@ -140,8 +159,8 @@ void MpRdmaPath::on_ack(FlowState& fs, const Packet& p) {
   const bool out_of_order = sacked >= p.seq && sacked > 0;
   fs.acked = std::max(fs.acked, p.seq);
   fs.inflate += (fresh ? 1 : 0) - static_cast<int64_t>(passed);
-  counters_.max_inflate =
-      std::max<uint64_t>(counters_.max_inflate, std::max<int64_t>(0, fs.inflate));
+  uint64_t& max_inflate = counters_.local().max_inflate;
+  max_inflate = std::max<uint64_t>(max_inflate, std::max<int64_t>(0, fs.inflate));
   // The receiver holds at most L packets above the cumulative ACK: a guard against drift,
   // not a rule (the authors' code has none).
   const int64_t bitmap = transport_->config().bitmap_packets;
@@ -156,7 +175,7 @@ void MpRdmaPath::on_ack(FlowState& fs, const Packet& p) {
   if (p.ecn_ce) {
     fs.cwnd = std::max(1.0, fs.cwnd - 0.5);
     fs.slow_start = false;
-    ++counters_.ecn_echoes;
+    ++counters_.local().ecn_echoes;
   } else if (fs.slow_start) {
     fs.cwnd += 1;
   } else {
@@ -168,7 +187,7 @@ void MpRdmaPath::on_ack(FlowState& fs, const Packet& p) {
   const uint64_t delta_bytes = static_cast<uint64_t>(cfg_.delta_packets) * mtu_;
   if (!retransmission && sacked + delta_bytes < fs.highest_sacked) {
     fs.cwnd = std::max(1.0, fs.cwnd - 1);
-    ++counters_.vps_pruned;
+    ++counters_.local().vps_pruned;
   } else if (fs.ring_size < kVpRing) {
     fs.ring[(fs.ring_head + fs.ring_size) % kVpRing] = p.sport;  // the data's VP, echoed
     ++fs.ring_size;
@@ -199,9 +218,10 @@ void MpRdmaPath::count_opening(FlowId f, const Packet& p, uint64_t window_before
       static_cast<int64_t>(in_flight_before) - static_cast<int64_t>(in_flight_after);
   if (opened_bytes <= 0) return;
   const uint64_t opened = (static_cast<uint64_t>(opened_bytes) + mtu_ - 1) / mtu_;
-  if (!in_recovery) counters_.max_ack_opening = std::max(counters_.max_ack_opening, opened);
+  Counters& counters = counters_.local();
+  if (!in_recovery) counters.max_ack_opening = std::max(counters.max_ack_opening, opened);
   if (opened > kBurstLimitPackets)
-    ++(in_recovery ? counters_.recovery_openings_over_limit : counters_.acks_over_burst_limit);
+    ++(in_recovery ? counters.recovery_openings_over_limit : counters.acks_over_burst_limit);
 }
 
 void MpRdmaPath::on_timeout(FlowId f) {
@@ -227,15 +247,17 @@ void MpRdmaPath::on_finish(FlowId f) {
 }
 
 void MpRdmaPath::add_stats(std::vector<SchemeStat>& out) const {
-  out.push_back({"mprdma_paths_pruned", static_cast<double>(counters_.vps_pruned)});
-  out.push_back({"mprdma_probes", static_cast<double>(counters_.probes)});
-  out.push_back({"mprdma_ecn_echoes", static_cast<double>(counters_.ecn_echoes)});
-  out.push_back({"mprdma_max_inflation", static_cast<double>(counters_.max_inflate), true});
-  out.push_back({"mprdma_max_ack_opening", static_cast<double>(counters_.max_ack_opening), true});
+  out.push_back({"mprdma_paths_pruned", static_cast<double>(counters_.merged().vps_pruned)});
+  out.push_back({"mprdma_probes", static_cast<double>(counters_.merged().probes)});
+  out.push_back({"mprdma_ecn_echoes", static_cast<double>(counters_.merged().ecn_echoes)});
   out.push_back(
-      {"mprdma_acks_over_burst_limit", static_cast<double>(counters_.acks_over_burst_limit)});
+      {"mprdma_max_inflation", static_cast<double>(counters_.merged().max_inflate), true});
+  out.push_back(
+      {"mprdma_max_ack_opening", static_cast<double>(counters_.merged().max_ack_opening), true});
+  out.push_back({"mprdma_acks_over_burst_limit",
+                 static_cast<double>(counters_.merged().acks_over_burst_limit)});
   out.push_back({"mprdma_recovery_openings_over_burst_limit",
-                 static_cast<double>(counters_.recovery_openings_over_limit)});
+                 static_cast<double>(counters_.merged().recovery_openings_over_limit)});
 }
 
 }  // namespace rocelab

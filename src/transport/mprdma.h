@@ -22,6 +22,7 @@
 #include <array>
 #include <vector>
 
+#include "sim/lane.h"
 #include "sim/random.h"
 #include "transport/host_path.h"
 #include "transport/mprdma_config.h"
@@ -57,8 +58,11 @@ class MpRdmaPath final : public HostPathPolicy {
   void on_timeout(FlowId f) override;
   void on_finish(FlowId f) override;
   void add_stats(std::vector<SchemeStat>& out) const override;
+  void set_lanes(uint32_t partitions) override;
+  void fold_lanes() override;
 
-  const Counters& counters() const { return counters_; }
+  // Folded after each run (Experiment::run).
+  const Counters& counters() const { return counters_.merged(); }
 
  private:
   static constexpr size_t kVpRing = 16;              // VPs of recent ACKs waiting to clock a packet
@@ -80,7 +84,7 @@ class MpRdmaPath final : public HostPathPolicy {
     std::array<uint16_t, kVpRing> ring{};
   };
 
-  uint16_t random_vp();
+  uint16_t random_vp(NodeId host);
   void on_nak(FlowState& fs, const Packet& p);
   void on_ack(FlowState& fs, const Packet& p);
   void update_window(FlowId f, FlowState& fs);
@@ -88,10 +92,10 @@ class MpRdmaPath final : public HostPathPolicy {
                      bool in_recovery);
 
   MpRdmaConfig cfg_;
-  RandomStream rng_;
+  HostStreams streams_;
   uint64_t mtu_ = 1000;
-  std::vector<FlowState> flows_;
-  Counters counters_;
+  std::vector<FlowState> flows_;  // sized before a parallel run (set_lanes)
+  PerLane<Counters> counters_;
 };
 
 }  // namespace rocelab

@@ -70,6 +70,7 @@ void TransportCounters::add(const TransportCounters& o) {
 void RdmaTransport::set_lanes(uint32_t partitions) {
   counter_lanes_.set_lanes(partitions, TransportCounters{});
   ood_lanes_.set_lanes(partitions, std::vector<uint64_t>(kOodBuckets, 0));
+  path_->set_lanes(partitions);
 }
 
 void RdmaTransport::fold_lanes() {
@@ -81,6 +82,7 @@ void RdmaTransport::fold_lanes() {
         for (size_t i = 0; i < from.size(); ++i) into[i] += from[i];
       },
       std::vector<uint64_t>(kOodBuckets, 0));
+  path_->fold_lanes();
 }
 
 FlowId RdmaTransport::add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time start,

@@ -119,6 +119,7 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   // For congestion control.
   Simulator& sim() { return net_.sim(); }
   Network& network() { return net_; }
+  const Network& network() const { return net_; }
   const TransportConfig& config() const { return cfg_; }
   BitsPerSec line_rate_bps(FlowId f) const { return flows_[f.index()].line_rate_bps; }
   BitsPerSec rate_bps(FlowId f) const { return flows_[f.index()].rate_bps; }

@@ -176,6 +176,8 @@ class Sender {
     for (int i = 0; i < packets; ++i) {
       Packet p;
       p.flow = kFlow;
+      p.src = exp_->network().hosts()[0];  // the sender's random stream
+      p.dst = exp_->network().hosts()[1];
       p.seq = next_seq_bytes_;
       p.payload_bytes = static_cast<uint32_t>(mtu_bytes_);
       mp_.on_send(kFlow, p);

@@ -162,16 +162,23 @@ void Experiment::add_flows(const std::vector<FlowSpec>& flows) {
 
 std::string Experiment::parallel_obstacle() const {
   // What still shares state across nodes within a window (docs/parallel.md, "Needs work").
-  const std::string& path = spec_.transport.path_policy;
-  if (path != "fixed")
-    return "host path policy '" + path + "' draws from one random stream for all hosts";
   return {};
 }
 
 void Experiment::set_threads(uint32_t threads, uint32_t partitions) {
   threads = std::max(threads, 1u);
-  if (partitions == 0) partitions = threads == 1 ? 1 : threads * 4;
-  if (partitions <= 1) return;
+  const PartitionBy by = partition_by(spec_.partition);
+  if (partitions == 1) return;  // asked for one
+  if (by == PartitionBy::kAuto) {
+    if (partitions == 0) partitions = threads == 1 ? 1 : threads * 4;
+    if (partitions <= 1) return;
+  } else {
+    if (partitions > 1)
+      throw std::invalid_argument("--partitions " + std::to_string(partitions) +
+                                  ": parallel.partition: " + spec_.partition +
+                                  " sets the partitions (auto lets --partitions choose)");
+    if (threads == 1) return;  // one thread runs serially unless --partitions asks
+  }
   if (sim_.events_processed() > 0)
     throw std::invalid_argument("--threads: set before the run starts");
   if (const std::string why = parallel_obstacle(); !why.empty())
@@ -181,7 +188,8 @@ void Experiment::set_threads(uint32_t threads, uint32_t partitions) {
   // a busy one (an incast's) holds one thread while the rest share the others.
   // Hosts whose flows release each other's share a partition (a ring's neighbours do not:
   // each releases its own next send).
-  const PartitionPlan plan = plan_partitions(*net_, partitions, transport_->dependent_host_pairs());
+  const PartitionPlan plan =
+      plan_partitions(*net_, partitions, transport_->dependent_host_pairs(), by);
   if (plan.count < 2) return;  // one edge switch: nothing to cut
   if (plan.lookahead.ps <= 0)
     throw std::invalid_argument("--threads: a cut link has no delay (no lookahead)");
