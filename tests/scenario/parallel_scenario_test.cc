@@ -153,6 +153,73 @@ TEST(ParallelScenario, FatTreeGivesTheSameResultsOnAnyThreads) {
   expect_same_on_any_threads("letflow+hpcc", kFatTree, 8);
 }
 
+// parallel.partition: a fat-tree's pods (edge and aggregation switches together, cores
+// round robin: only aggregation-core links cut), every switch alone on a leaf-spine, a rail
+// fabric's rails; structure a topology lacks is refused by name, as is --partitions beside it.
+TEST(ParallelScenario, PartitionByPodRailOrSwitchCutsWhereTheStructureIs) {
+  {
+    ScenarioConfig c = load_scenario_text(kFatTree, "parallel.yaml");
+    Experiment exp(build_experiment(c));
+    const Network& net = exp.network();
+    const PartitionPlan plan = plan_partitions(net, 0, {}, PartitionBy::kPod);
+    EXPECT_EQ(plan.count, 4u);
+    const TopologySpec& topo = net.topology();
+    for (const uint32_t l : plan.cut_links) {
+      const LinkSpec& link = topo.links[l];
+      const Layer a = topo.nodes[link.a].layer, b = topo.nodes[link.b].layer;
+      EXPECT_TRUE((a == Layer::kAggregation && b == Layer::kCore) ||
+                  (a == Layer::kCore && b == Layer::kAggregation))
+          << topo.nodes[link.a].name << " - " << topo.nodes[link.b].name;
+    }
+    // 4 pods x 2 aggregation switches x 2 cores each: 16 links; each core sits with one
+    // pod, whose link to it stays whole.
+    EXPECT_EQ(plan.cut_links.size(), 12u);
+    // The edge and aggregation switches of a pod (edge<2p>, edge<2p+1>, agg<2p>, agg<2p+1>).
+    for (uint32_t pod = 0; pod < 4; ++pod)
+      for (const std::string name : {"edge", "agg"})
+        for (uint32_t k = 0; k < 2; ++k)
+          EXPECT_EQ(plan.node_partition[topo.find(name + std::to_string(2 * pod + k))], pod)
+              << name << 2 * pod + k;
+  }
+  {
+    ScenarioConfig c = load_scenario_text(kScenario, "parallel.yaml");
+    Experiment exp(build_experiment(c));
+    const PartitionPlan plan = plan_partitions(exp.network(), 0, {}, PartitionBy::kSwitch);
+    EXPECT_EQ(plan.count, 6u) << "4 leaves and 2 spines";
+    EXPECT_EQ(plan.cut_links.size(), 8u) << "every leaf-spine link";
+    for (const PartitionBy by : {PartitionBy::kPod, PartitionBy::kRail}) {
+      try {
+        plan_partitions(exp.network(), 0, {}, by);
+        ADD_FAILURE() << "accepted";
+      } catch (const std::invalid_argument& e) {
+        const std::string want = by == PartitionBy::kPod ? "pod" : "rail";
+        EXPECT_NE(std::string(e.what()).find("parallel.partition: " + want), std::string::npos)
+            << e.what();
+      }
+    }
+  }
+  {
+    ScenarioConfig c = load_scenario_text(kRailCollective, "parallel.yaml");
+    Experiment exp(build_experiment(c));
+    const PartitionPlan plan = plan_partitions(exp.network(), 0, {}, PartitionBy::kRail);
+    EXPECT_EQ(plan.count, 2u) << "one per rail";
+    const TopologySpec& topo = exp.network().topology();
+    for (const NodeId h : exp.network().hosts())
+      EXPECT_EQ(plan.node_partition[h.index()], topo.nodes[h.index()].nic) << h.index();
+  }
+  ScenarioConfig c = load_scenario_text(kFatTree, "parallel.yaml", {"parallel.partition=pod"});
+  Experiment exp(build_experiment(c));
+  EXPECT_THROW(exp.set_threads(2, 3), std::invalid_argument) << "--partitions beside pod";
+  EXPECT_THROW(load_scenario_text(kFatTree, "parallel.yaml", {"parallel.partition=pods"}),
+               ConfigError);
+}
+
+TEST(ParallelScenario, PartitionByPodOrRailGivesTheSameResultsOnAnyThreads) {
+  expect_same_on_any_threads("ecmp+dcqcn", kFatTree + "parallel: {partition: pod}\n", 4);
+  expect_same_on_any_threads("ecmp+dcqcn", kRailCollective + "parallel: {partition: rail}\n", 2);
+  expect_same_on_any_threads("ecmp+dcqcn", kScenario + "parallel: {partition: switch}\n", 6);
+}
+
 // Flows that release flows of other hosts at once: those hosts' leaves share a partition
 // (h0 on leaf 0 releases h8's flow on leaf 2, h12 on leaf 3 releases h4's on leaf 1), and
 // the results are the same.
@@ -362,17 +429,13 @@ TEST(ParallelScenario, ThreadsCutTheNetworkAtItsEdgeSwitches) {
     EXPECT_EQ(prof.makespan_events[m], prof.critical_path_events) << m;
 }
 
-TEST(ParallelScenario, WhatCannotRunInParallelYetIsRefusedByName) {
-  ScenarioConfig c =
-      load_scenario_text(kScenario, "parallel.yaml", {"transport.path_policy=spray"});
-  Experiment exp(build_experiment(c));
-  try {
-    exp.set_threads(2);
-    ADD_FAILURE() << "accepted";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("'spray'"), std::string::npos) << e.what();
-  }
-  EXPECT_FALSE(exp.sim().parallel());
+// The host path policies draw from one stream per sender and keep their tables per host.
+TEST(ParallelScenario, HostPathPoliciesGiveTheSameResultsOnAnyThreads) {
+  expect_same_on_any_threads(
+      "ecmp+dcqcn", kScenario + "transport: {path_policy: spray, recovery: selective_repeat}\n");
+  expect_same_on_any_threads("ecmp+dcqcn", kScenario + "transport: {path_policy: hermes}\n");
+  expect_same_on_any_threads("ecmp+none",
+                             kScenario + "transport: {path_policy: mprdma, recovery: bitmap}\n");
 }
 
 // BFC's filter frames cross the cut links: each carries a snapshot put in one partition and

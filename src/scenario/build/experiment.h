@@ -40,6 +40,8 @@ struct ExperimentSpec {
   std::vector<CollectiveSpec> collectives;
   Time stop = Time::never();
   bool stop_when_done = true;  // end as soon as every flow has finished
+  // How set_threads cuts the network (parallel.partition; scenario/build/partition.h).
+  std::string partition = "auto";
   // Scripted faults, the PFC watchdog and the deadlock detector (net/faults.h).
   FaultsConfig faults;
   // How transport.rto: auto came to transport.rto (scenario/build/fabric_rto.h); empty

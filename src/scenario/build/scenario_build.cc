@@ -264,6 +264,7 @@ ExperimentSpec build_unlocated(ScenarioConfig& c) {
         "events: faults lose packets, and transport.rto: 0 would never resend them; set "
         "transport.rto (e.g. auto or 1ms)");
   spec.stop_when_done = c.stop_when_done;
+  spec.partition = c.parallel_partition;
   const std::vector<uint32_t> rack = rack_of_hosts(spec.topology);
   LazyRouting lazy_routing(spec.topology);
   const std::function<const Routing&()> routing = [&]() -> const Routing& {

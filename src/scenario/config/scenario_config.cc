@@ -7,6 +7,7 @@
 #include "cc/cc_registry.h"
 #include "fc/fc_registry.h"
 #include "lb/lb_registry.h"
+#include "scenario/build/partition.h"
 #include "scenario/config/presets.h"
 #include "scenario/config/switch_features.h"
 #include "scenario/config/topology_types.h"
@@ -172,6 +173,15 @@ void describe(ParamVisitor& v, ScenarioConfig& c) {
                   "give a time limit or set all_flows_done");
       },
       "when the run ends");
+  v.section(
+      "parallel",
+      [&](ParamVisitor& s) {
+        s.choice("partition", c.parallel_partition, partition_by_names(),
+                 "how --threads cuts the network: auto (runs of neighbouring edge switches, "
+                 "--partitions of them), pod (a fat-tree's pods), rail (a rail fabric's "
+                 "rails), switch (every switch)");
+      },
+      "how a run on several threads is cut (docs/parallel.md)");
   v.section(
       "outputs", [&](ParamVisitor& s) { describe_outputs(s, c.outputs); }, "what to write");
 }

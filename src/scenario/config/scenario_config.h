@@ -136,6 +136,8 @@ struct ScenarioConfig {
   FaultsSettings faults;
   Delta stop_time;             // 0 = no time limit
   bool stop_when_done = true;  // end once every flow has finished
+  // How --threads cuts the network (scenario/build/partition.h): auto | pod | rail | switch.
+  std::string parallel_partition = "auto";
   OutputConfig outputs;
 
   // The directory relative paths in the file are resolved against.

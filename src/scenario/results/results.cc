@@ -227,6 +227,7 @@ nlohmann::json make_summary(const ScenarioConfig& c, Experiment& exp, const RunS
   j["wall_s"] = st.wall_s;
   j["events_per_s"] = st.wall_s > 0 ? static_cast<double>(st.events) / st.wall_s : 0.0;
   j["parallel"] = parallel_profile_json(exp.sim());
+  j["parallel"]["partition"] = c.parallel_partition;
   j["seed"] = c.seed;
   j["version"] = rocelab_version();
   j["scheme"] = c.lb + "+" + c.cc + "+" + c.fc;
