@@ -177,7 +177,7 @@ int main(int argc, char** argv) {
   uint32_t threads = 1;
   run->add_option("--threads,-t", threads,
                   "threads for this one run: the network cut into partitions, the same results "
-                  "as one thread (docs/parallel.md; not every scheme yet)")
+                  "as one thread (docs/parallel.md)")
       ->check(CLI::Range(1u, 1024u));
   uint32_t partitions = 0;
   run->add_option("--partitions", partitions,
@@ -190,8 +190,12 @@ int main(int argc, char** argv) {
   add_run_options(cmp, "write DIR/<scheme>/ and DIR/compare.csv");
   cmp->add_option("--schemes", schemes, "LB+CC[+FC],... e.g. ecmp+dcqcn,letflow+none")->required();
   cmp->add_option("--jobs,-j", jobs,
-                  "runs in parallel (default: all cores; under mpirun 1 per rank, 0: rank 0 "
-                  "only hands out runs)");
+                  "runs in parallel (default: all cores / --threads; under mpirun 1 per rank, "
+                  "0: rank 0 only hands out runs)");
+  const std::string threads_per_run_help =
+      "threads of each run (as run --threads; the same results): the cores are split between "
+      "--jobs runs at once and the threads of each";
+  cmp->add_option("--threads,-t", threads, threads_per_run_help)->check(CLI::Range(1u, 1024u));
 
   auto* swp = app.add_subcommand("sweep", "run a grid of parameters x schemes x seeds");
   std::string sweep_file;
@@ -199,8 +203,9 @@ int main(int argc, char** argv) {
   swp->add_option("sweep", sweep_file, "sweep YAML file (docs/sweep.md)")->required();
   swp->add_option("--out,-o", out_dir, "results directory (default runs/<sweep file name>)");
   swp->add_option("--jobs,-j", jobs,
-                  "runs at once in this process (default: all cores; 1 per rank under mpirun, "
-                  "where 0 makes rank 0 only hand out runs)");
+                  "runs at once in this process (default: all cores / --threads; 1 per rank "
+                  "under mpirun, where 0 makes rank 0 only hand out runs)");
+  swp->add_option("--threads,-t", threads, threads_per_run_help)->check(CLI::Range(1u, 1024u));
   swp->add_flag("--quiet,-q", quiet, "no progress output");
   swp->add_flag("--force", force, "rerun finished runs too");
   std::string seeds_override;
@@ -246,6 +251,9 @@ int main(int argc, char** argv) {
   imp->add_option("-o,--out", import_out, "scenario file to write")->required();
 
   CLI11_PARSE(app, argc, argv);
+  // compare, sweep: --threads T alone runs cores / T runs at once.
+  for (const CLI::App* sub : {cmp, swp})
+    if (sub->parsed() && !sub->count("--jobs")) jobs = std::max(1u, jobs / threads);
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
 
@@ -269,6 +277,7 @@ int main(int argc, char** argv) {
           out_dir.empty() ? "runs/" + std::filesystem::path(sweep_file).stem().string() : out_dir;
       o.quiet = quiet;
       o.force = force;
+      o.threads = threads;
       o.interrupted = &g_interrupted;
       if (launched_by_mpi()) {
         o.jobs = swp->count("--jobs") ? jobs : 1;
@@ -315,6 +324,7 @@ int main(int argc, char** argv) {
     SweepOptions o;
     o.out_dir = out_dir;
     o.quiet = quiet;
+    o.threads = threads;
     o.interrupted = &g_interrupted;
     o.jobs = launched_by_mpi() && !cmp->count("--jobs") ? 1 : jobs;
     return run_compare({scenario, sets, seed, schemes}, o, &argc, &argv);

@@ -100,9 +100,9 @@ void SweepDriver::print_progress(bool final) {
 
 void SweepDriver::worker() {
   while (auto i = next())
-    record(*i, execute_sweep_run(
-                   sweep_, *i, options_.out_dir, options_.interrupted,
-                   {own_progress() ? run_name(*i) + ": " : "", options_.keep_incomplete}));
+    record(*i, execute_sweep_run(sweep_, *i, options_.out_dir, options_.interrupted,
+                                 {own_progress() ? run_name(*i) + ": " : "",
+                                  options_.keep_incomplete, options_.threads}));
 }
 
 void SweepDriver::run_local(unsigned jobs, const std::function<bool()>& poll) {

@@ -14,7 +14,8 @@ namespace rocelab {
 
 struct SweepOptions {
   std::string out_dir;
-  unsigned jobs = 1;  // runs at once in this process
+  unsigned jobs = 1;     // runs at once in this process
+  uint32_t threads = 1;  // threads of each run (run --threads)
   bool quiet = false;
   bool force = false;             // rerun finished points too
   std::string command = "sweep";  // names the progress lines: sweep or compare

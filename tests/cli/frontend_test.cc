@@ -543,6 +543,24 @@ TEST(Compare, WritesOneRunPerSchemeAndAgreeingCsv) {
   EXPECT_EQ(rows, 2);
 }
 
+// compare --threads: each scheme's run on two threads, the same flows as on one.
+TEST(Compare, ThreadsPerRunGiveTheSameRuns) {
+  const fs::path d = temp_dir("compare_threads");
+  const std::string args = "compare " + kTests + "/tiny.yaml --schemes ecmp+none,letflow+dcqcn -q";
+  std::string out;
+  ASSERT_EQ(run_cli(args + " -j 1 --out " + (d / "one").string(), &out), 0) << out;
+  ASSERT_EQ(run_cli(args + " --threads 2 --out " + (d / "two").string(), &out), 0) << out;
+  for (const char* scheme : {"ecmp+none+pfc", "letflow+dcqcn+pfc"}) {
+    const std::string one = slurp((d / "one" / scheme / "fct.txt").string());
+    EXPECT_FALSE(one.empty()) << scheme;
+    EXPECT_EQ(slurp((d / "two" / scheme / "fct.txt").string()), one) << scheme;
+    const nlohmann::json s =
+        nlohmann::json::parse(slurp((d / "two" / scheme / "summary.json").string()));
+    EXPECT_EQ(s["parallel"]["threads"], 2) << scheme;
+  }
+  fs::remove_all(d);
+}
+
 // compare runs on the sweep runner: under mpirun its ranks share the schemes, and every
 // scheme's results are those of a local compare (fct.txt: every finished flow's FCT).
 #ifdef ROCELAB_TEST_MPIEXEC

@@ -121,6 +121,11 @@ TEST(SweepCommand, ResumableAndTheSameUnderAnyNumberOfJobs) {
   const std::string two = sweep_csv_after("-j 2", dir / "j2");
   const std::string one = sweep_csv_after("-j 1", dir / "j1");
   EXPECT_EQ(two, one);
+  // Threads inside each run (run --threads) change nothing either.
+  EXPECT_EQ(sweep_csv_after("-j 1 --threads 2", dir / "t2"), one);
+  const nlohmann::json threaded = nlohmann::json::parse(
+      slurp((dir / "t2/runs/load=0.3/ecmp+dcqcn+pfc/seed-2/summary.json").string()));
+  EXPECT_EQ(threaded["parallel"]["threads"], 2);
   // 2 loads x 3 schemes: 6 rows and a header; means and intervals over 3 seeds.
   EXPECT_EQ(std::count(two.begin(), two.end(), '\n'), 7);
   EXPECT_NE(two.find("load=0.5,0.5,rps+none+pfc,3,0,"), std::string::npos) << two;

@@ -99,6 +99,8 @@ struct SweepRunOptions {
   // An interrupted run keeps its directory and summary ("complete": false), as `rocelab
   // run` does (compare); a sweep drops it, so that a rerun finishes it.
   bool keep_incomplete = false;
+  // Threads for the run itself (run --threads): the same results on any number.
+  uint32_t threads = 1;
 };
 RunOutcome execute_sweep_run(const Sweep& sweep, size_t run_index, const std::string& out_dir,
                              const std::atomic<bool>* interrupted,
