@@ -446,11 +446,12 @@ int main(int argc, char** argv) {
     fmt::print(
         "parallel      : {} threads, {} partitions, {} windows, {:.0f} events per window, "
         "critical path {:.3f}; wall {:.3f} s: busy {:.3f} s (all threads), between windows "
-        "{:.3f} s, barrier wait {:.3f} s\n",
+        "{:.3f} s, barrier wait {:.3f} s (unequal work {:.3f} s)\n",
         threads, par["partitions"].get<uint32_t>(), par["windows"].get<uint64_t>(),
         par["events_per_window"].get<double>(), par["critical_path_share"].get<double>(),
         par["run_s"].get<double>(), par["busy_s"].get<double>(),
-        par["between_windows_s"].get<double>(), par["barrier_wait_s"].get<double>());
+        par["between_windows_s"].get<double>(), par["barrier_wait_s"].get<double>(),
+        par["imbalance_s"].get<double>());
 
     if (!json_path.empty()) {
       nlohmann::json j;

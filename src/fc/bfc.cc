@@ -72,10 +72,13 @@ void describe(ParamVisitor& v, BfcParams& p) {
           "Ethernet header + FCS around a filter frame (18; the paper gives the filter only)");
 }
 
-uint32_t BfcShared::put(const std::vector<uint64_t>& bits) {
-  const uint32_t i = snapshots.alloc_as_left();  // a recycled snapshot keeps its buffer
-  snapshots[i] = bits;
-  return i;
+void BfcShared::grow_to(uint32_t index) {
+  const std::lock_guard<std::mutex> lock(grow_mutex_);
+  const size_t want = (index >> kChunkBits) + 1;
+  if (want > kMaxChunks) throw std::length_error("bfc: a filter frame beyond the packet pool");
+  // Reserved up front: the table never moves under a reader.
+  while (chunks_.size() < want) chunks_.push_back(std::make_unique<Chunk>());
+  chunk_count_.store(chunks_.size(), std::memory_order_release);
 }
 
 // ------------------------------------------------------------------------- switch
@@ -215,7 +218,7 @@ bool Bfc::admit(PortId in, PortId out, Packet& p) {
     if (burst) count_burst(ps, e.queue, port.queue_bytes(e.queue));
     t.kind = kTracked;
     t.queue = e.queue;
-    t.entry_or_snapshot = i;
+    t.entry = i;
     // §3.4: pause when this packet takes the queue past Th.
     const int64_t depth = port.queue_bytes(e.queue) + p.wire_bytes;
     max_queue_bytes_ = std::max(max_queue_bytes_, static_cast<uint64_t>(depth));
@@ -375,7 +378,7 @@ void Bfc::on_dequeue(PortId out, size_t queue, Packet& p) {
       shape_.matches(ports_[out.index()].peer_filter, vfid_of(p.flow_hash, params_.vfids)))
     ++sent_while_paused_;
   if (t.kind == kTracked) {
-    const uint32_t i = t.entry_or_snapshot;
+    const uint32_t i = t.entry;
     VfidEntry& e = table_[i];
     PortState& ps = ports_[out.index()];
     const bool last = --e.queued == 0;
@@ -437,9 +440,7 @@ void Bfc::match_head(PortId out, size_t queue) {
 bool Bfc::on_frame(PortId in, const Packet& p) {
   if (p.type == PacketType::kPause) return backstop_.on_frame(in, p);
   if (p.type != PacketType::kControl || p.control_kind != control_kind_) return false;
-  const uint32_t snap = ctx_.field(tag_, p).entry_or_snapshot;
-  ports_[in.index()].peer_filter.swap(shared_->at(snap));
-  shared_->release(snap);
+  ports_[in.index()].peer_filter.swap(shared_->of(p.self));
   // Every new hold before any release: a release sends at once, and it must not pick a
   // queue whose head the new filter names but whose hold is not yet applied.
   EgressPort& port = sw_.port(in);
@@ -504,7 +505,9 @@ void Bfc::tick() {
   for (size_t i = 0; i < ports_.size(); ++i) {
     PortState& ps = ports_[i];
     if (ps.next_filter > now) continue;
-    send_filter(PortId(static_cast<uint16_t>(i)));
+    // Not into a link that is down: no peer hears it (the peer ignores its last filter).
+    const PortId port(static_cast<uint16_t>(i));
+    if (!sw_.port(port).link_down()) send_filter(port);
     ps.next_filter = now + ps.interval;
   }
   const bool again = keeps_ticking();
@@ -521,7 +524,7 @@ void Bfc::send_filter(PortId port) {
   f.src = sw_.id();
   f.wire_bytes = params_.filter_bytes + params_.filter_header_bytes + ctx_.wire.phy_overhead_bytes;
   const CountingBloomFilter& paused = ports_[port.index()].paused;
-  ctx_.field(tag_, f).entry_or_snapshot = shared_->put(paused.bits());
+  shared_->of(id) = paused.bits();  // into the slot's own buffer
   PortState& ps = ports_[port.index()];
   const bool nonempty = !paused.empty();
   if (nonempty != ps.sent_nonempty) {
@@ -612,10 +615,9 @@ BfcNic::BfcNic(Host& host, const BfcParams& params)
 bool BfcNic::on_frame(PortId in, const Packet& p) {
   if (p.type == PacketType::kPause) return pfc_.on_frame(in, p);
   if (p.type != PacketType::kControl || p.control_kind != control_kind_) return false;
-  const uint32_t snap = ctx_.field(tag_, p).entry_or_snapshot;
-  const bool changed = shared_->at(snap) != filter_;
-  filter_.swap(shared_->at(snap));
-  shared_->release(snap);
+  std::vector<uint64_t>& snapshot = shared_->of(p.self);
+  const bool changed = snapshot != filter_;
+  filter_.swap(snapshot);
   if (changed) host_.nic().kick();  // a flow may have been resumed
   return true;
 }

@@ -8,7 +8,10 @@
 // one per physical queue per tau (§3.5). PFC stays as the backstop.
 #pragma once
 
+#include <array>
+#include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -60,24 +63,37 @@ struct BfcParams {
 
 void describe(ParamVisitor& v, BfcParams& p);
 
-// What travels in a packet: its queue and VFID entry at this switch; a filter frame's
-// snapshot.
+// What travels in a packet: its queue and VFID entry at this switch.
 struct BfcTag {
-  uint32_t entry_or_snapshot;
+  uint32_t entry;
   uint16_t queue;
   uint8_t kind;  // BfcKind
 };
 
-// Network-wide: the filter snapshots in flight (a frame carries an index, not 128 bytes).
-// In a parallel run a frame is put in one partition and read and released in the next
-// window by another: a pool with a free list per partition, whose objects do not move.
-struct BfcShared {
-  static constexpr size_t kMaxInFlightLog2 = 20;
-  Pool<std::vector<uint64_t>> snapshots{kMaxInFlightLog2};
-  uint32_t put(const std::vector<uint64_t>& bits);
-  std::vector<uint64_t>& at(uint32_t i) { return snapshots[i]; }
-  void release(uint32_t i) { snapshots.release(i); }
-  void set_lanes(uint32_t partitions) { snapshots.set_lanes(partitions); }
+// Network-wide: the filter snapshot each frame in flight carries, kept beside the frame by
+// its packet index (a frame holds an index, not 128 bytes). The slot is the frame's while
+// it lives; a lost frame's slot is simply the next frame's with that index, and a slot keeps
+// its buffer. In a parallel run a frame is filled in one partition and read in another's
+// next window: the slots do not move, and the table of their chunks is sized up front.
+class BfcShared {
+ public:
+  BfcShared() { chunks_.reserve(kMaxChunks); }
+  std::vector<uint64_t>& of(PacketId frame) {
+    const uint32_t i = frame.index();
+    if ((i >> kChunkBits) >= chunk_count_.load(std::memory_order_acquire)) [[unlikely]]
+      grow_to(i);
+    return (*chunks_[i >> kChunkBits])[i & (kChunkSize - 1)];
+  }
+
+ private:
+  static constexpr uint32_t kChunkBits = 12;
+  static constexpr uint32_t kChunkSize = 1u << kChunkBits;
+  static constexpr size_t kMaxChunks = (size_t{1} << Pool<Packet>::kMaxObjectsLog2) / kChunkSize;
+  using Chunk = std::array<std::vector<uint64_t>, kChunkSize>;
+  void grow_to(uint32_t index);
+  std::vector<std::unique_ptr<Chunk>> chunks_;
+  std::atomic<size_t> chunk_count_{0};
+  std::mutex grow_mutex_;
 };
 
 class Bfc final : public FlowControl, public EventHandler {

@@ -108,22 +108,14 @@ struct NetContext {
   // Scheme-declared packet fields (declare them while building, before the run).
   PacketStateStore state;
   // State that every node's instance of a scheme shares (BFC's filter snapshots in flight),
-  // one per type T: the first call makes it, later ones find the same. Not per packet. A T
-  // with set_lanes(partitions) is told of a parallel run's partitions (Network::set_lanes).
+  // one per type T: the first call makes it, later ones find the same. Not per packet.
   template <class T>
   std::shared_ptr<T> shared_state() {
     std::shared_ptr<void>& slot = shared_states[std::type_index(typeid(T))];
-    if (!slot) {
-      auto made = std::make_shared<T>();
-      if constexpr (requires(T & t) { t.set_lanes(1u); })
-        lane_setters.push_back(
-            [raw = made.get()](uint32_t partitions) { raw->set_lanes(partitions); });
-      slot = std::move(made);
-    }
+    if (!slot) slot = std::make_shared<T>();
     return std::static_pointer_cast<T>(slot);
   }
   std::map<std::type_index, std::shared_ptr<void>> shared_states;  // by shared_state<T>() only
-  std::vector<std::function<void(uint32_t)>> lane_setters;         // of shared_states
 
   Packet& pkt(PacketId id) { return pool[id.index()]; }
   PacketId alloc_packet() {

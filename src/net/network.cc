@@ -15,7 +15,7 @@ Network::Network(Simulator& sim, const TopologySpec& topo, const NetworkConfig& 
     cfg_.flow_control = std::make_shared<PfcConfigFactory>(cfg.switch_config.pfc.enabled);
   if (!cfg_.scheduler) cfg_.scheduler = std::make_shared<DrrSchedulerConfig>();
   ctx_ = std::unique_ptr<NetContext>(new NetContext{
-      sim, pool_, cfg.wire, {}, {}, cfg.seed, {}, cfg.switch_config.pfc.pause, {}, {}, {}, {}, {}});
+      sim, pool_, cfg.wire, {}, {}, cfg.seed, {}, cfg.switch_config.pfc.pause, {}, {}, {}, {}});
   ctx_->counter_lanes.merged().pause_frames_by_node.assign(topo.nodes.size(), 0);
   pool_.reserve(1 << 14);
 
@@ -196,7 +196,6 @@ void Network::set_lanes(uint32_t partitions) {
   pool_.set_lanes(partitions);
   ctx_->state.prepare_lanes(pool_.max_objects());
   ctx_->counter_lanes.set_lanes(partitions, blank_counters());
-  for (const auto& set : ctx_->lane_setters) set(partitions);
 }
 
 void Network::fold_counters() {

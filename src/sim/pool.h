@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
@@ -79,20 +80,24 @@ class Pool {
 
   uint32_t alloc() {
     if (!lanes_.empty()) [[unlikely]]
-      return alloc_in_lane(true);
-    const uint32_t idx = take();
+      return alloc_in_lane();
+    uint32_t idx;
+    if (!free_.empty()) {
+      idx = free_.back();
+      free_.pop_back();
+    } else {
+      if (size_ == usable_) [[unlikely]]
+        grow();
+      idx = static_cast<uint32_t>(size_);
+      new (&objects_[idx]) T();
+      ++size_;
+    }
     // Copied from one default object: assigning T{} built a zeroed temporary on the stack
     // first (a string store) and then copied that.
     static const T kFresh{};
     objects_[idx] = kFresh;
+    ++in_use_;
     return idx;
-  }
-  // An object as its last user left it: for an object the caller overwrites whole, whose
-  // buffers (a recycled vector's capacity) are worth keeping.
-  uint32_t alloc_as_left() {
-    if (!lanes_.empty()) [[unlikely]]
-      return alloc_in_lane(false);
-    return take();
   }
 
   void release(uint32_t idx) {
@@ -126,25 +131,15 @@ class Pool {
 
  private:
   static size_t range_bytes(size_t objects) { return objects * sizeof(T) + kObjectOffsetBytes; }
-  uint32_t take() {
-    uint32_t idx;
-    if (!free_.empty()) {
-      idx = free_.back();
-      free_.pop_back();
-    } else {
-      if (size_ == usable_) [[unlikely]]
-        grow();
-      idx = static_cast<uint32_t>(size_);
-      new (&objects_[idx]) T();
-      ++size_;
-    }
-    ++in_use_;
-    return idx;
-  }
   [[gnu::noinline]] void release_in_lane(uint32_t idx) {
     Lane& lane = lanes_[tls_sim_lane];
     --lane.in_use;
     lane.free.push_back(idx);
+    // A lane that releases more than it takes (an incast receiver's) hands a chunk's worth
+    // back, so that a lane that takes more (a sender's) reuses them instead of growing the
+    // pool without end.
+    if (lane.free.size() >= 2 * kGrowObjects) [[unlikely]]
+      give_back(lane);
   }
   // Makes the next kGrowObjects objects usable (whole pages).
   void grow() {
@@ -167,22 +162,35 @@ class Pool {
     std::vector<uint32_t> free;
     int64_t in_use = 0;
   };
+  void give_back(Lane& lane) {
+    const std::lock_guard<std::mutex> lock(grow_mutex_);
+    depot_.insert(depot_.end(), lane.free.end() - kGrowObjects, lane.free.end());
+    lane.free.resize(lane.free.size() - kGrowObjects);
+  }
   // Out of line, as the lanes' paths are: a serial run's alloc() stays small enough to be
   // inlined where packets are made (cachegrind: a serial run's instructions +2% otherwise).
-  [[gnu::noinline]] uint32_t alloc_in_lane(bool fresh) {
+  [[gnu::noinline]] uint32_t alloc_in_lane() {
     Lane& lane = lanes_[tls_sim_lane];
     if (lane.free.empty()) [[unlikely]]
       claim_chunk(lane);
     const uint32_t idx = lane.free.back();
     lane.free.pop_back();
     static const T kFresh{};
-    if (fresh) objects_[idx] = kFresh;
+    objects_[idx] = kFresh;
     ++lane.in_use;
     return idx;
   }
-  // Makes the next kGrowObjects objects (or what is left) and gives them to `lane`.
+  // Gives `lane` what other lanes handed back, else makes the next kGrowObjects objects (or
+  // what is left).
   void claim_chunk(Lane& lane) {
     const std::lock_guard<std::mutex> lock(grow_mutex_);
+    if (!depot_.empty()) {
+      const size_t n = std::min<size_t>(depot_.size(), kGrowObjects);
+      lane.free.insert(lane.free.end(), depot_.end() - static_cast<std::ptrdiff_t>(n),
+                       depot_.end());
+      depot_.resize(depot_.size() - n);
+      return;
+    }
     if (size_ == usable_) grow();
     const size_t end = usable_;
     for (size_t i = end; i-- > size_;) {  // lowest index taken first
@@ -193,6 +201,7 @@ class Pool {
   }
 
   std::vector<Lane> lanes_;
+  std::vector<uint32_t> depot_;  // free objects lanes handed back (under grow_mutex_)
   mutable std::mutex grow_mutex_;
   T* objects_ = nullptr;
   char* base_ = nullptr;

@@ -391,6 +391,7 @@ void Simulator::run_parallel(Time until) {
   const Clock::time_point run_start = Clock::now();
   for (auto& p : parts_) p->stop_requested = false;
   profile_.thread_busy_s.resize(threads_, 0.0);
+  std::vector<double> window_busy_s(threads_, 0.0);  // each thread its own entry
   const auto nodes = static_cast<uint32_t>(parts_.size() - 1);
   std::atomic<uint32_t> next{0};
   bool done = false;
@@ -403,6 +404,9 @@ void Simulator::run_parallel(Time until) {
   // Between windows, on the last thread to arrive: the others wait at the barrier.
   auto between_windows = [&]() noexcept {
     const Clock::time_point t0 = Clock::now();
+    // Every thread has arrived: their window times are final.
+    const double longest = *std::max_element(window_busy_s.begin(), window_busy_s.end());
+    for (const double busy : window_busy_s) profile_.imbalance_s += longest - busy;
     tls_partition_ = nullptr;
     tls_sim_lane = 0;
     try {
@@ -432,7 +436,8 @@ void Simulator::run_parallel(Time until) {
           keep_error();
         }
       }
-      busy_s += seconds_since(t0);
+      window_busy_s[thread] = seconds_since(t0);
+      busy_s += window_busy_s[thread];
     }
     profile_.thread_busy_s[thread] += busy_s;  // each thread its own entry
   };

@@ -97,6 +97,9 @@ struct ParallelProfile {
   double run_s = 0;
   double between_windows_s = 0;
   std::vector<double> thread_busy_s;
+  // Of the barrier wait, the part unequal work explains: per window, each thread's wait for
+  // the thread busy longest (the rest is the barrier's own cost: arrivals and wake-ups).
+  double imbalance_s = 0;
 };
 
 class Simulator {

@@ -429,6 +429,36 @@ TEST(ParallelScenario, ThreadsCutTheNetworkAtItsEdgeSwitches) {
     EXPECT_EQ(prof.makespan_events[m], prof.critical_path_events) << m;
 }
 
+// BFC beside a link that fails for good: the same results on any threads, and neither end
+// sends a filter (or anything) into the dead link.
+TEST(ParallelScenario, BfcWithALinkDownSendsNothingIntoItOnAnyThreads) {
+  const std::string scenario = kScenario + R"(events:
+  - {type: link_down, a: leaf1, b: spine0, at: 30us}
+faults: {detection_delay: 10us}
+)";
+  expect_same_on_any_threads("ecmp+none+bfc", scenario, 4);
+  ScenarioConfig c = load_scenario_text(scenario, "parallel.yaml", {"fc=bfc", "cc=none"});
+  Experiment exp(build_experiment(c));
+  const Network& net = exp.network();
+  const TopologySpec& topo = net.topology();
+  auto port_to = [&](const char* from, const char* to) -> const EgressPort& {
+    const Node& node = net.node(NodeId(topo.find(from)));
+    for (size_t p = 0; p < node.port_count(); ++p) {
+      const EgressPort& port = node.port(PortId(static_cast<uint16_t>(p)));
+      if (port.peer()->id().index() == topo.find(to)) return port;
+    }
+    throw std::logic_error("no link");
+  };
+  exp.run(Time{Delta::from_us(45).ps});  // past the detection: rerouted
+  const uint64_t up = port_to("leaf1", "spine0").counters().tx_bytes;
+  const uint64_t down = port_to("spine0", "leaf1").counters().tx_bytes;
+  EXPECT_GT(up, 0u);
+  const RunStats st = exp.run(Time{Delta::from_ms(50).ps});
+  EXPECT_TRUE(st.done);
+  EXPECT_EQ(port_to("leaf1", "spine0").counters().tx_bytes, up);
+  EXPECT_EQ(port_to("spine0", "leaf1").counters().tx_bytes, down);
+}
+
 // The host path policies draw from one stream per sender and keep their tables per host.
 TEST(ParallelScenario, HostPathPoliciesGiveTheSameResultsOnAnyThreads) {
   expect_same_on_any_threads(

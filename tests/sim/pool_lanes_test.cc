@@ -49,23 +49,55 @@ TEST(PoolLanes, ThreadsTakeDistinctObjectsAndReleaseEachOthers) {
   std::sort(all.begin(), all.end());
   EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end());
 
-  // Each lane releases the next lane's objects, then takes as many again: from the ones it
-  // released, with no new object made.
+  // Each lane releases the next lane's objects, then takes as many again: from the ones
+  // released, with no new object made, each object given to one lane.
   const size_t made = pool.capacity();
+  std::vector<std::vector<uint32_t>> retaken(kLanes);
   threads.clear();
   for (uint32_t lane = 0; lane < kLanes; ++lane)
     threads.emplace_back([&, lane] {
       tls_sim_lane = lane + 1;
       for (const uint32_t idx : taken[(lane + 1) % kLanes]) pool.release(idx);
-      for (uint32_t i = 0; i < kEach; ++i) pool[pool.alloc()].owner = 100 + lane;
+      for (uint32_t i = 0; i < kEach; ++i) {
+        const uint32_t idx = pool.alloc();
+        pool[idx] = Item{100 + lane, i};
+        retaken[lane].push_back(idx);
+      }
       tls_sim_lane = 0;
     });
   for (std::thread& t : threads) t.join();
   EXPECT_EQ(pool.in_use(), size_t{kLanes} * kEach);
   EXPECT_EQ(pool.capacity(), made);
-  std::vector<uint32_t> owners(kLanes, 0);
-  for (const uint32_t idx : all) ++owners[pool[idx].owner - 100];
-  EXPECT_EQ(owners, std::vector<uint32_t>(kLanes, kEach));
+  all.clear();
+  for (uint32_t lane = 0; lane < kLanes; ++lane)
+    for (uint32_t i = 0; i < kEach; ++i) {
+      const uint32_t idx = retaken[lane][i];
+      ASSERT_EQ(pool[idx].owner, 100 + lane) << "an object given to two lanes";
+      ASSERT_EQ(pool[idx].serial, i);
+      all.push_back(idx);
+    }
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end());
+}
+
+// One lane takes, another releases (an incast's sender and receiver in two partitions),
+// round after round: the releasing lane hands its surplus back and the taking lane reuses it,
+// so the pool stops growing; without the hand-back it grew by a round's objects each round.
+TEST(PoolLanes, ALaneThatOnlyReleasesHandsObjectsBack) {
+  constexpr uint32_t kRound = 3000;
+  Pool<Item> pool(20);
+  pool.set_lanes(2);
+  std::vector<uint32_t> batch;
+  for (int round = 0; round < 100; ++round) {
+    tls_sim_lane = 1;
+    batch.clear();
+    for (uint32_t i = 0; i < kRound; ++i) batch.push_back(pool.alloc());
+    tls_sim_lane = 2;
+    for (const uint32_t idx : batch) pool.release(idx);
+  }
+  tls_sim_lane = 0;
+  EXPECT_EQ(pool.in_use(), 0u);
+  EXPECT_LE(pool.capacity(), 4 * Pool<Item>::kGrowObjects) << "100 rounds of 3,000 objects";
 }
 
 }  // namespace

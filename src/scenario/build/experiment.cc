@@ -160,11 +160,6 @@ void Experiment::add_flows(const std::vector<FlowSpec>& flows) {
   }
 }
 
-std::string Experiment::parallel_obstacle() const {
-  // What still shares state across nodes within a window (docs/parallel.md, "Needs work").
-  return {};
-}
-
 void Experiment::set_threads(uint32_t threads, uint32_t partitions) {
   threads = std::max(threads, 1u);
   const PartitionBy by = partition_by(spec_.partition);
@@ -177,13 +172,13 @@ void Experiment::set_threads(uint32_t threads, uint32_t partitions) {
       throw std::invalid_argument("--partitions " + std::to_string(partitions) +
                                   ": parallel.partition: " + spec_.partition +
                                   " sets the partitions (auto lets --partitions choose)");
-    if (threads == 1) return;  // one thread runs serially unless --partitions asks
+    if (threads == 1) {  // one thread runs serially; the cut is checked all the same
+      plan_partitions(*net_, 0, {}, by);
+      return;
+    }
   }
   if (sim_.events_processed() > 0)
     throw std::invalid_argument("--threads: set before the run starts");
-  if (const std::string why = parallel_obstacle(); !why.empty())
-    throw std::invalid_argument("--threads " + std::to_string(threads) + ": not yet for this " +
-                                "scenario: " + why + " (docs/parallel.md)");
   // More partitions than threads: a thread that finishes its partition takes another, so
   // a busy one (an incast's) holds one thread while the rest share the others.
   // Hosts whose flows release each other's share a partition (a ring's neighbours do not:
@@ -191,8 +186,16 @@ void Experiment::set_threads(uint32_t threads, uint32_t partitions) {
   const PartitionPlan plan =
       plan_partitions(*net_, partitions, transport_->dependent_host_pairs(), by);
   if (plan.count < 2) return;  // one edge switch: nothing to cut
-  if (plan.lookahead.ps <= 0)
-    throw std::invalid_argument("--threads: a cut link has no delay (no lookahead)");
+  if (plan.lookahead.ps <= 0) {
+    const TopologySpec& topo = net_->topology();
+    std::string named;
+    for (const uint32_t l : plan.cut_links)
+      if (topo.links[l].delay.ps <= 0)
+        named = topo.nodes[topo.links[l].a].name + " - " + topo.nodes[topo.links[l].b].name;
+    throw std::invalid_argument("--threads: the link " + named +
+                                " between two partitions has no delay (no lookahead); give it "
+                                "one, or a parallel.partition that keeps it whole");
+  }
   for (const uint32_t l : plan.cut_links) {
     net_->link_port(l, true).set_cut(true);
     net_->link_port(l, false).set_cut(true);

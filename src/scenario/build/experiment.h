@@ -78,10 +78,9 @@ class Experiment {
   // switch); more than one on one thread runs the parallel engine on that thread (to
   // measure its cost, or the profile a machine with more cores would see). Before the run,
   // after any recorder hooks its observers in. Throws std::invalid_argument naming what in
-  // this experiment cannot run in parallel yet.
+  // this experiment cannot run in parallel (a watchdog faster than a window, a cut the
+  // topology has no structure for, a cut link without delay).
   void set_threads(uint32_t threads, uint32_t partitions = 0);
-  // Why this experiment cannot run on several threads; empty when it can.
-  std::string parallel_obstacle() const;
 
   // Runs until `until`, the spec's stop time or the last flow's end, whichever is first.
   RunStats run(Time until = Time::never());

@@ -54,7 +54,7 @@ std::vector<std::pair<uint32_t, uint32_t>> pod_edges(const Network& net) {
   bool any = false;
   for (const LinkSpec& l : topo.links) {
     for (const auto& [edge, up] : {std::pair{l.a, l.b}, std::pair{l.b, l.a}}) {
-      if (topo.nodes[edge].layer != Layer::kEdge || topo.nodes[up].layer != Layer::kAggregation ||
+      if (!net.healthy_routing().is_edge(edge) || topo.nodes[up].layer != Layer::kAggregation ||
           !below_core[up])
         continue;
       any = true;
@@ -115,9 +115,11 @@ void place_upper_switches(const Network& net, PartitionPlan& plan, bool follow_b
         for (const auto& [up, down] : {std::pair{l.a, l.b}, std::pair{l.b, l.a}}) {
           if (topo.nodes[up].layer != layer || topo.nodes[down].layer >= layer) continue;
           if (topo.nodes[down].kind != NodeKind::kSwitch) continue;
-          const uint32_t p = plan.node_partition[down];
+          // An edge switch's partition; a switch above the edge's if it followed its own
+          // (one that did not counts as several).
+          const uint32_t p = routing.is_edge(down) ? plan.node_partition[down] : below[down];
           uint32_t& b = below[up];
-          b = b == UINT32_MAX || b == p ? p : UINT32_MAX - 1;
+          b = p < UINT32_MAX - 1 && (b == UINT32_MAX || b == p) ? p : UINT32_MAX - 1;
         }
       }
       for (const NodeId sw : net.switches())

@@ -108,6 +108,7 @@ nlohmann::json parallel_profile_json(const Simulator& sim) {
   j["between_windows_s"] = p.between_windows_s;
   j["busy_s"] = busy_s;
   j["barrier_wait_s"] = std::max(0.0, (p.run_s - p.between_windows_s) * threads - busy_s);
+  j["imbalance_s"] = p.imbalance_s;
   return j;
 }
 
