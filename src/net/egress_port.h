@@ -274,12 +274,13 @@ class EgressPort final {
   uint64_t tx_data_bytes_ = 0;    // wire bytes of data frames
   uint64_t tx_data_packets_ = 0;  // data frames (summed over ports: data-packet hops)
   LpId peer_lp_ = kGlobalLp;      // where deliveries run: the peer node's LP
-  Time cut_last_arrival_;         // set_cut: when the last frame sent arrives
+  // The line's last 4 bytes: pushed onto the next line, they cost 7% more L1 data misses
+  // (cachegrind, conweave-128 with 0.5 ms of arrivals: 35.9 M against 33.4 M).
   bool busy_ = false;
-  bool choosing_ = false;
   bool tx_done_pending_ = false;
-  bool tx_done_reserved_ = false;  // tx_done_seq_ holds the end-of-frame event's place
-  // Set once, or (all_paused_) only by PAUSE frames: one byte.
+  bool choosing_ : 1 = false;
+  bool tx_done_reserved_ : 1 = false;  // tx_done_seq_ holds the end-of-frame event's place
+  // Set once, or (all_paused_) only by PAUSE frames.
   bool acks_in_data_queues_ : 1 = false;
   bool pause_ahead_ : 1 = true;
   bool pfc_all_queues_ : 1 = false;
@@ -311,6 +312,7 @@ class EgressPort final {
   // watch_hol_blocking's counters (their hol_blocked_flows, in the running lane); null: not
   // watched.
   PerLane<NetCounters>* hol_marks_ = nullptr;
+  Time cut_last_arrival_;  // set_cut: when the last frame sent arrives
   // Faults (net/faults.h): touched only while one acts on the port.
   struct FaultState;
   std::unique_ptr<FaultState> fault_;
