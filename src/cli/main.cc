@@ -196,6 +196,10 @@ int main(int argc, char** argv) {
       "threads of each run (as run --threads; the same results): the cores are split between "
       "--jobs runs at once and the threads of each";
   cmp->add_option("--threads,-t", threads, threads_per_run_help)->check(CLI::Range(1u, 1024u));
+  const std::string partitions_per_run_help =
+      "partitions of each run (as run --partitions; 0: four per thread)";
+  cmp->add_option("--partitions", partitions, partitions_per_run_help)
+      ->check(CLI::Range(0u, 1u << 20));
 
   auto* swp = app.add_subcommand("sweep", "run a grid of parameters x schemes x seeds");
   std::string sweep_file;
@@ -206,6 +210,8 @@ int main(int argc, char** argv) {
                   "runs at once in this process (default: all cores / --threads; 1 per rank "
                   "under mpirun, where 0 makes rank 0 only hand out runs)");
   swp->add_option("--threads,-t", threads, threads_per_run_help)->check(CLI::Range(1u, 1024u));
+  swp->add_option("--partitions", partitions, partitions_per_run_help)
+      ->check(CLI::Range(0u, 1u << 20));
   swp->add_flag("--quiet,-q", quiet, "no progress output");
   swp->add_flag("--force", force, "rerun finished runs too");
   std::string seeds_override;
@@ -278,6 +284,7 @@ int main(int argc, char** argv) {
       o.quiet = quiet;
       o.force = force;
       o.threads = threads;
+      o.partitions = partitions;
       o.interrupted = &g_interrupted;
       if (launched_by_mpi()) {
         o.jobs = swp->count("--jobs") ? jobs : 1;
@@ -325,6 +332,7 @@ int main(int argc, char** argv) {
     o.out_dir = out_dir;
     o.quiet = quiet;
     o.threads = threads;
+    o.partitions = partitions;
     o.interrupted = &g_interrupted;
     o.jobs = launched_by_mpi() && !cmp->count("--jobs") ? 1 : jobs;
     return run_compare({scenario, sets, seed, schemes}, o, &argc, &argv);

@@ -100,9 +100,10 @@ void SweepDriver::print_progress(bool final) {
 
 void SweepDriver::worker() {
   while (auto i = next())
-    record(*i, execute_sweep_run(sweep_, *i, options_.out_dir, options_.interrupted,
-                                 {own_progress() ? run_name(*i) + ": " : "",
-                                  options_.keep_incomplete, options_.threads}));
+    record(*i,
+           execute_sweep_run(sweep_, *i, options_.out_dir, options_.interrupted,
+                             {own_progress() ? run_name(*i) + ": " : "", options_.keep_incomplete,
+                              options_.threads, options_.partitions}));
 }
 
 void SweepDriver::run_local(unsigned jobs, const std::function<bool()>& poll) {

@@ -14,8 +14,9 @@ namespace rocelab {
 
 struct SweepOptions {
   std::string out_dir;
-  unsigned jobs = 1;     // runs at once in this process
-  uint32_t threads = 1;  // threads of each run (run --threads)
+  unsigned jobs = 1;        // runs at once in this process
+  uint32_t threads = 1;     // threads of each run (run --threads)
+  uint32_t partitions = 0;  // and its partitions (run --partitions)
   bool quiet = false;
   bool force = false;             // rerun finished points too
   std::string command = "sweep";  // names the progress lines: sweep or compare

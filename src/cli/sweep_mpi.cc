@@ -26,7 +26,7 @@ void worker_rank(const Sweep& sweep, const SweepOptions& options) {
     if (index < 0) return;
     const RunOutcome outcome =
         execute_sweep_run(sweep, static_cast<size_t>(index), options.out_dir, options.interrupted,
-                          {"", options.keep_incomplete, options.threads});
+                          {"", options.keep_incomplete, options.threads, options.partitions});
     request = {{"index", index}, {"outcome", outcome.to_json()}};
   }
 }

@@ -558,6 +558,17 @@ TEST(Compare, ThreadsPerRunGiveTheSameRuns) {
         nlohmann::json::parse(slurp((d / "two" / scheme / "summary.json").string()));
     EXPECT_EQ(s["parallel"]["threads"], 2) << scheme;
   }
+  // --partitions too: two partitions on one thread, the same flows.
+  ASSERT_EQ(run_cli(args + " -j 1 --partitions 2 --out " + (d / "parts").string(), &out), 0) << out;
+  for (const char* scheme : {"ecmp+none+pfc", "letflow+dcqcn+pfc"}) {
+    EXPECT_EQ(slurp((d / "parts" / scheme / "fct.txt").string()),
+              slurp((d / "one" / scheme / "fct.txt").string()))
+        << scheme;
+    const nlohmann::json s =
+        nlohmann::json::parse(slurp((d / "parts" / scheme / "summary.json").string()));
+    EXPECT_EQ(s["parallel"]["partitions"], 2) << scheme;
+    EXPECT_EQ(s["parallel"]["threads"], 1) << scheme;
+  }
   fs::remove_all(d);
 }
 

@@ -99,8 +99,10 @@ struct SweepRunOptions {
   // An interrupted run keeps its directory and summary ("complete": false), as `rocelab
   // run` does (compare); a sweep drops it, so that a rerun finishes it.
   bool keep_incomplete = false;
-  // Threads for the run itself (run --threads): the same results on any number.
+  // Threads for the run itself (run --threads): the same results on any number; and its
+  // partitions (run --partitions, 0: four per thread).
   uint32_t threads = 1;
+  uint32_t partitions = 0;
 };
 RunOutcome execute_sweep_run(const Sweep& sweep, size_t run_index, const std::string& out_dir,
                              const std::atomic<bool>* interrupted,

@@ -163,6 +163,7 @@ RunOutcome execute_sweep_run(const Sweep& sweep, size_t i, const std::string& ou
     o.label = options.progress_label;
     o.interrupted = interrupted;
     o.threads = options.threads;
+    o.partitions = options.partitions;
     o.out_dir = tmp.string();
     const nlohmann::json summary = run_scenario(c, o);
     const bool complete = summary.value("complete", false);
