@@ -214,6 +214,46 @@ TEST(ParallelScenario, PartitionByPodRailOrSwitchCutsWhereTheStructureIs) {
                ConfigError);
 }
 
+// A rail fabric with a third tier: two rails (leaves rail0, rail1, each with NIC i of two
+// servers), three aggregation switches above both leaves, one core above those. The
+// aggregation switches see both rails below them and go round robin (0, 1, 0); so does the
+// core, which sees only switches of several partitions (1): it is not taken for a follower
+// of partition 0, where the aggregation switches' partitions had not been set yet.
+TEST(ParallelScenario, PartitionByRailDealsSwitchesAboveSeveralRailsRoundRobin) {
+  TopologySpec t;
+  for (uint32_t server = 0; server < 2; ++server)
+    for (uint16_t nic = 0; nic < 2; ++nic) {
+      const uint32_t h =
+          t.add_node(NodeKind::kHost, Layer::kHost, "h" + std::to_string(server * 2 + nic));
+      t.nodes[h].server = server;
+      t.nodes[h].nic = nic;
+    }
+  const uint32_t rail0 = t.add_node(NodeKind::kSwitch, Layer::kEdge, "rail0");
+  const uint32_t rail1 = t.add_node(NodeKind::kSwitch, Layer::kEdge, "rail1");
+  const BitsPerSec rate = gbps(100);
+  const Delta delay = Delta::from_us(1);
+  for (uint32_t h = 0; h < 4; ++h) t.add_link(h, h % 2 == 0 ? rail0 : rail1, rate, delay);
+  std::vector<uint32_t> aggs;
+  for (int a = 0; a < 3; ++a) {
+    aggs.push_back(t.add_node(NodeKind::kSwitch, Layer::kAggregation, "agg" + std::to_string(a)));
+    t.add_link(rail0, aggs.back(), rate, delay);
+    t.add_link(rail1, aggs.back(), rate, delay);
+  }
+  const uint32_t core = t.add_node(NodeKind::kSwitch, Layer::kCore, "core");
+  for (const uint32_t a : aggs) t.add_link(a, core, rate, delay);
+  ExperimentSpec spec;
+  spec.topology = t;
+  Experiment exp(spec);
+  const PartitionPlan plan = plan_partitions(exp.network(), 0, {}, PartitionBy::kRail);
+  ASSERT_EQ(plan.count, 2u);
+  EXPECT_EQ(plan.node_partition[rail0], 0u);
+  EXPECT_EQ(plan.node_partition[rail1], 1u);
+  EXPECT_EQ(plan.node_partition[aggs[0]], 0u);
+  EXPECT_EQ(plan.node_partition[aggs[1]], 1u);
+  EXPECT_EQ(plan.node_partition[aggs[2]], 0u);
+  EXPECT_EQ(plan.node_partition[core], 1u) << "dealt round robin after the aggregation switches";
+}
+
 TEST(ParallelScenario, PartitionByPodOrRailGivesTheSameResultsOnAnyThreads) {
   expect_same_on_any_threads("ecmp+dcqcn", kFatTree + "parallel: {partition: pod}\n", 4);
   expect_same_on_any_threads("ecmp+dcqcn", kRailCollective + "parallel: {partition: rail}\n", 2);
