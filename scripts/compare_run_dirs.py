@@ -40,7 +40,7 @@ def simulated(key):
     """A key that says what a run simulated (not how it ran)."""
     if key.split(".")[0] in IGNORED:
         return False
-    return not any(schema._matches(p, key) for p in schema.MACHINE_DEPENDENT)
+    return not schema.machine_dependent(key)
 
 
 def compare(before_root, after_root):

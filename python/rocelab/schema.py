@@ -31,6 +31,12 @@ def _matches(pattern, key):
     return match(pattern.split("."), key.split("."))
 
 
+def machine_dependent(key):
+    """Whether a summary key says how the run ran (wall time, threads), not what it simulated:
+    such keys differ between runs of the same scenario (as schema.cc's machine_dependent)."""
+    return any(_matches(p, key) for p in MACHINE_DEPENDENT)
+
+
 def find(key, file="summary.json"):
     """The schema entry ({key, unit, meaning[, when]}) a concrete key falls under, or None."""
     if file not in FILES:

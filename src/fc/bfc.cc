@@ -603,13 +603,11 @@ void Bfc::add_stats(std::vector<SchemeStat>& out) const {
 
 BfcNic::BfcNic(Host& host, const BfcParams& params)
     : host_(host),
-      ctx_(host.context()),
       params_(params),
       pfc_(host),
       shape_(params.filter_bytes, params.filter_hashes),
       filter_(shape_.words(), 0),
       shared_(shared_of(host.context())),
-      tag_(host.context().state.layout().declare<BfcTag>("bfc.tag")),
       control_kind_(host.context().state.layout().control_kind("bfc")) {}
 
 bool BfcNic::on_frame(PortId in, const Packet& p) {

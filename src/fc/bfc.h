@@ -224,13 +224,11 @@ class BfcNic final : public FlowControl {
 
  private:
   Host& host_;
-  NetContext& ctx_;
   BfcParams params_;
   Pfc pfc_;
   BfcFilterShape shape_;
   std::vector<uint64_t> filter_;
   std::shared_ptr<BfcShared> shared_;
-  PacketField<BfcTag> tag_;
   ControlKind control_kind_;
 };
 

@@ -84,7 +84,7 @@ Outcome run(const std::string& policy, BitsPerSec slow_rate, uint64_t size,
 // and moves flows off it on every seed, so its worst seed finishes well before ECMP's worst.
 // It places new flows on unknown (gray) paths evenly, so a seed where ECMP hashes every flow
 // onto the fast spine finishes sooner under ECMP. Flows that move to the fast spine can make
-// it bad in turn (four flows on it), and one may then move to the slow spine, which looks
+// it bad in turn (more flows on it), and one may then move to the slow spine, which looks
 // better: Hermes' RTT test allows that, so it is printed, not asserted (next test).
 TEST(Hermes, MovesFlowsOffACongestedPath) {
   constexpr uint64_t kSeeds = 8;
