@@ -13,6 +13,7 @@
 #include "cc/cc_registry.h"
 #include "cli/compare_cmd.h"
 #include "cli/plot_cmd.h"
+#include "cli/rank_mpi.h"
 #include "cli/run_report.h"
 #include "cli/sweep_cmd.h"
 #include "fc/fc_registry.h"
@@ -149,6 +150,55 @@ int cmd_import(const std::string& topo_path, const std::string& flows_path,
                      << resolved_yaml(c);
   std::printf("wrote %s: %zu flows\n", out.c_str(), flows.size());
   return 0;
+}
+
+#ifndef ROCELAB_HAVE_MPI
+std::unique_ptr<RankGroup> start_mpi_ranks(int*, char***) {
+  throw std::runtime_error(
+      "started by mpirun, but this rocelab was built without MPI (install libopenmpi-dev and "
+      "rebuild); run it without mpirun, with --threads, to use the local cores");
+}
+void finish_mpi_ranks() {}
+[[noreturn]] void abort_mpi_ranks(int status) {
+  std::exit(status);
+}
+#endif
+
+// `mpirun -np K rocelab run S.yaml`: one run over K processes (issue 52); rank 0 writes the
+// run directory and prints what a run in one process prints.
+int run_over_mpi_ranks(ScenarioConfig& c, RunOptions o, int* argc, char*** argv) {
+  const std::unique_ptr<RankGroup> ranks = start_mpi_ranks(argc, argv);
+  const bool root = ranks->rank() == 0;
+  int status = 0;
+  try {
+    o.ranks = ranks.get();
+    o.quiet = o.quiet || !root;
+    const nlohmann::json s = run_scenario(c, o);
+    if (root) {
+      const std::string label = SchemeTriple{c.lb, c.cc, c.fc}.label();
+      print_summary(label, s);
+      std::printf("results in %s/\n", o.out_dir.c_str());
+      if (!s["complete"].get<bool>()) {
+        status = 130;
+      } else {
+        report_notes(label, s);
+        status = report_invariant(label, s) ? 0 : 3;
+      }
+    }
+  } catch (const ConfigError& e) {
+    // Every rank finds a scenario's error alike: each says it once, rank 0 for all.
+    if (root) std::fprintf(stderr, "rocelab: error: %s\n", e.what());
+    finish_mpi_ranks();
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rocelab: error on rank %u: %s\n", ranks->rank(), e.what());
+    abort_mpi_ranks(1);
+  }
+  // Every rank ends with rank 0's status.
+  uint64_t code = static_cast<uint64_t>(status);
+  ranks->sum_u64({&code, 1});
+  finish_mpi_ranks();
+  return static_cast<int>(code);
 }
 
 }  // namespace
@@ -319,6 +369,7 @@ int main(int argc, char** argv) {
       o.threads = threads;
       o.partitions = partitions;
       o.out_dir = out_dir.empty() ? "runs/" + c.name : out_dir;
+      if (launched_by_mpi()) return run_over_mpi_ranks(c, o, &argc, &argv);
       const nlohmann::json s = run_scenario(c, o);
       const std::string label = SchemeTriple{c.lb, c.cc, c.fc}.label();
       print_summary(label, s);

@@ -29,7 +29,9 @@ size_t histogram_percentile(const std::vector<uint64_t>& counts, uint64_t total,
 }
 
 std::shared_ptr<BfcShared> shared_of(NetContext& ctx) {
-  return ctx.shared_state<BfcShared>();
+  std::shared_ptr<BfcShared> shared = ctx.shared_state<BfcShared>();
+  shared->attach(ctx, ctx.state.layout().control_kind("bfc"));
+  return shared;
 }
 
 }  // namespace
@@ -70,6 +72,31 @@ void describe(ParamVisitor& v, BfcParams& p) {
            "queue's first departure at or below Th (all), or one per such departure (one)");
   v.count("filter_header_bytes", p.filter_header_bytes, 0, 1024,
           "Ethernet header + FCS around a filter frame (18; the paper gives the filter only)");
+}
+
+void BfcShared::attach(NetContext& ctx, ControlKind frame_kind) {
+  if (ctx_) return;
+  ctx_ = &ctx;
+  frame_kind_ = frame_kind;
+  ctx.side_data.push_back(this);
+}
+
+// Only filter frames carry a snapshot; another packet's slot holds an old frame's.
+void BfcShared::encode(PacketId frame, ByteWriter& out) {
+  const Packet& p = ctx_->pkt(frame);
+  const bool filter = p.type == PacketType::kControl && p.control_kind == frame_kind_;
+  const std::vector<uint64_t>& words = of(frame);
+  const uint32_t n = filter ? static_cast<uint32_t>(words.size()) : UINT32_MAX;
+  out.put(n);
+  if (filter) out.put_raw(words.data(), words.size() * sizeof(uint64_t));
+}
+
+void BfcShared::decode(PacketId frame, ByteReader& in) {
+  const auto n = in.get<uint32_t>();
+  if (n == UINT32_MAX) return;
+  std::vector<uint64_t>& words = of(frame);
+  words.resize(n);
+  in.get_raw(words.data(), size_t{n} * sizeof(uint64_t));
 }
 
 void BfcShared::grow_to(uint32_t index) {

@@ -18,6 +18,7 @@
 #include "fc/bfc_filter.h"
 #include "fc/bfc_table.h"
 #include "net/flow_control.h"
+#include "net/net_context.h"
 #include "net/packet_state.h"
 #include "net/pfc.h"
 #include "sim/pool.h"
@@ -75,9 +76,14 @@ struct BfcTag {
 // it lives; a lost frame's slot is simply the next frame's with that index, and a slot keeps
 // its buffer. In a parallel run a frame is filled in one partition and read in another's
 // next window: the slots do not move, and the table of their chunks is sized up front.
-class BfcShared {
+class BfcShared final : public PacketSideData {
  public:
   BfcShared() { chunks_.reserve(kMaxChunks); }
+  // A filter frame that crosses to another rank carries its snapshot (net/cut_frame_codec.h).
+  // Once, by the first BFC instance: registers it with the context's side data.
+  void attach(NetContext& ctx, ControlKind frame_kind);
+  void encode(PacketId frame, ByteWriter& out) override;
+  void decode(PacketId frame, ByteReader& in) override;
   std::vector<uint64_t>& of(PacketId frame) {
     const uint32_t i = frame.index();
     if ((i >> kChunkBits) >= chunk_count_.load(std::memory_order_acquire)) [[unlikely]]
@@ -91,6 +97,8 @@ class BfcShared {
   static constexpr size_t kMaxChunks = (size_t{1} << Pool<Packet>::kMaxObjectsLog2) / kChunkSize;
   using Chunk = std::array<std::vector<uint64_t>, kChunkSize>;
   void grow_to(uint32_t index);
+  NetContext* ctx_ = nullptr;
+  ControlKind frame_kind_ = 0;
   std::vector<std::unique_ptr<Chunk>> chunks_;
   std::atomic<size_t> chunk_count_{0};
   std::mutex grow_mutex_;

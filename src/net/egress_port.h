@@ -161,6 +161,14 @@ class EgressPort final {
     ++(xoff ? pause_counters_.pause_frames_sent : pause_counters_.resume_frames_sent);
   }
   Delta paused_time(Time now) const;
+  // A run over several ranks: the counters (paused_time up to the run's end) of this port
+  // as the rank that ran its node counted them, taken by a rank that did not.
+  void adopt_counters(const PortCounters& c) {
+    pause_counters_ = c;
+    tx_bytes_ = c.tx_bytes;
+    tx_data_bytes_ = c.tx_data_bytes;
+    tx_data_packets_ = c.tx_data_packets;
+  }
 
   // Data queue that holds packets of `p`'s priority.
   size_t queue_of(const Packet& p) const { return queue_of_priority(p.priority); }
@@ -176,6 +184,10 @@ class EgressPort final {
   // end, instead of the list of frames on the wire that both ends would touch. It carries
   // the same key, so the run's order is the same cut or not.
   void set_cut(bool cut) { cut_ = cut; }
+  bool cut() const { return cut_; }
+  enum EventKind : uint32_t { kTxDone = 0, kDeliver = 1, kWake = 2, kDeliverCut = 3 };
+  // The handler its events go to (a cut frame's delivery names it: net/cut_frame_codec.h).
+  uint32_t handler() const { return handler_; }
 
   // ---------------------------------------------------------------- faults (net/faults.h)
   // The link behind this port (this direction) fails: frames on the wire are lost when
@@ -209,7 +221,6 @@ class EgressPort final {
   bool fault_loses(const Packet& p);
   void lose(PacketId pkt, FaultLoss cause);
   void update_faulty();
-  enum EventKind : uint32_t { kTxDone = 0, kDeliver = 1, kWake = 2, kDeliverCut = 3 };
 
   QueueState queue_state() const {
     return QueueState(data_queues_.get(), num_queues_, paused_, pool_, nonempty_mask_,

@@ -70,6 +70,9 @@ struct NetCounters {
   }
   // Adds another lane's counts (PerLane::fold): sums, maxima, the flags of either.
   void add(const NetCounters& o);
+  // As bytes, to add another rank's (net/network_ranks.cc).
+  void write(ByteWriter& out) const;
+  void read(ByteReader& in);
 };
 // Each partition's events count into their own lane (sim/lane.h); a network's readers see
 // the lanes folded into lane 0 between runs (Network::fold_counters).
@@ -85,6 +88,15 @@ struct PfcEvent {
   Priority priority;
   bool xoff;
   bool expired = false;
+};
+
+// State a scheme keeps beside a packet by its index, for a frame that crosses to another
+// rank: appended to its bytes there, put beside its new index here.
+class PacketSideData {
+ public:
+  virtual ~PacketSideData() = default;
+  virtual void encode(PacketId frame, ByteWriter& out) = 0;
+  virtual void decode(PacketId frame, ByteReader& in) = 0;
 };
 
 struct NetContext {
@@ -116,6 +128,9 @@ struct NetContext {
     return std::static_pointer_cast<T>(slot);
   }
   std::map<std::type_index, std::shared_ptr<void>> shared_states;  // by shared_state<T>() only
+  // State kept beside packets by their index, outside the state store (BFC's snapshots):
+  // what a frame that crosses to another rank carries with it (net/cut_frame_codec.h).
+  std::vector<PacketSideData*> side_data;
 
   Packet& pkt(PacketId id) { return pool[id.index()]; }
   PacketId alloc_packet() {

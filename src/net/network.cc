@@ -15,7 +15,7 @@ Network::Network(Simulator& sim, const TopologySpec& topo, const NetworkConfig& 
     cfg_.flow_control = std::make_shared<PfcConfigFactory>(cfg.switch_config.pfc.enabled);
   if (!cfg_.scheduler) cfg_.scheduler = std::make_shared<DrrSchedulerConfig>();
   ctx_ = std::unique_ptr<NetContext>(new NetContext{
-      sim, pool_, cfg.wire, {}, {}, cfg.seed, {}, cfg.switch_config.pfc.pause, {}, {}, {}, {}});
+      sim, pool_, cfg.wire, {}, {}, cfg.seed, {}, cfg.switch_config.pfc.pause, {}, {}, {}, {}, {}});
   ctx_->counter_lanes.merged().pause_frames_by_node.assign(topo.nodes.size(), 0);
   pool_.reserve(1 << 14);
 

@@ -2,6 +2,7 @@
 // counters. Owns everything in net/; schemes attach through HostAgent and LoadBalancer.
 #pragma once
 
+#include <array>
 #include <functional>
 #include <memory>
 #include <span>
@@ -11,6 +12,7 @@
 
 #include "net/host_node.h"
 #include "net/net_context.h"
+#include "net/scheme_stat.h"
 #include "net/switch_node.h"
 #include "net/topology.h"
 
@@ -47,6 +49,16 @@ class Network {
   void set_lanes(uint32_t partitions);
   // Folds the partitions' counters into the ones counters() reads. Between runs.
   void fold_counters();
+  // Whether this process runs node n's events (all, but in a run over several ranks).
+  bool owns(NodeId n) const { return sim_.owns_lp(n.index()); }
+  // After a run over several ranks (net/network_ranks.cc), on every rank alike: the other
+  // ranks' counters added to this one's, and the counters of the ports and the scheme
+  // figures of the switches they ran taken from them (ports' paused time up to `now`).
+  void gather_over_ranks(RankGroup& group, Time now);
+  // Switch s's load balancer, flow control and switch features' figures: its own, or
+  // those of the rank that ran it.
+  void add_switch_stats(NodeId s, std::vector<SchemeStat>& lb, std::vector<SchemeStat>& fc,
+                        std::vector<SchemeStat>& features) const;
   Pool<Packet>& pool() { return pool_; }
 
   size_t node_count() const { return nodes_.size(); }
@@ -143,6 +155,8 @@ class Network {
   mutable std::unordered_map<uint64_t, std::vector<Link>> edge_route_links_;
   std::vector<std::unique_ptr<Routing>> retired_routing_;  // oldest (healthy) first
   std::vector<std::pair<PortId, PortId>> link_ports_;      // by link: (a's port, b's port)
+  // By node id, for switches another rank ran: their lb, fc and feature figures.
+  std::vector<std::array<std::vector<SchemeStat>, 3>> remote_switch_stats_;
 };
 
 }  // namespace rocelab

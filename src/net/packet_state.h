@@ -156,6 +156,11 @@ class PacketStateStore {
     return *reinterpret_cast<T*>(base + f.offset());
   }
 
+  // A packet's side slot as bytes (stride() of them), to carry it to another rank.
+  size_t side_bytes() const { return layout_.stride(); }
+  const std::byte* side_slot(uint32_t idx) const { return layout_.stride() ? slot(idx) : nullptr; }
+  std::byte* side_slot(uint32_t idx) { return layout_.stride() ? slot(idx) : nullptr; }
+
   // Copies the echoed fields of packet `from` into packet `to` (a reply to it).
   void echo(const Packet& from, Packet& to) {
     for (const auto& [offset, size] : layout_.echo_in_packet_)

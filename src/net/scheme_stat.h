@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/ranks.h"
+
 namespace rocelab {
 
 struct SchemeStat {
@@ -23,6 +25,27 @@ inline std::map<std::string, double> combine(const std::vector<SchemeStat>& stat
     v = s.take_max ? std::max(v, s.value) : v + s.value;
   }
   return out;
+}
+
+// As bytes, for a run over several ranks (sim/ranks.h).
+inline void write_stats(ByteWriter& out, const std::vector<SchemeStat>& stats) {
+  out.put(static_cast<uint64_t>(stats.size()));
+  for (const SchemeStat& s : stats) {
+    out.put(static_cast<uint64_t>(s.name.size()));
+    out.put_raw(s.name.data(), s.name.size());
+    out.put(s.value);
+    out.put(s.take_max);
+  }
+}
+inline std::vector<SchemeStat> read_stats(ByteReader& in) {
+  std::vector<SchemeStat> stats(in.get<uint64_t>());
+  for (SchemeStat& s : stats) {
+    s.name.resize(in.get<uint64_t>());
+    in.get_raw(s.name.data(), s.name.size());
+    s.value = in.get<double>();
+    s.take_max = in.get<bool>();
+  }
+  return stats;
 }
 
 }  // namespace rocelab

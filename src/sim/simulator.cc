@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <functional>
 #include <mutex>
@@ -186,6 +187,89 @@ void Simulator::set_partitions(const std::vector<uint32_t>& lp_partition, uint32
   for (const auto& p : parts_) p->front = p->queue.peek_key();
 }
 
+void Simulator::set_ranks(RankGroup& group, const std::vector<uint32_t>& partition_rank,
+                          RemoteEventCodec& codec) {
+  if (!parallel_) throw std::logic_error("set_ranks: set the partitions first");
+  const size_t nodes = parts_.size() - 1;
+  if (partition_rank.size() != nodes)
+    throw std::invalid_argument("set_ranks: a rank for each of the " + std::to_string(nodes) +
+                                " partitions");
+  ranks_ = &group;
+  codec_ = &codec;
+  partition_rank_ = partition_rank;
+  owned_.assign(nodes, 0);
+  uint32_t mine = 0;
+  for (uint32_t i = 0; i < nodes; ++i) {
+    if (partition_rank[i] >= group.size())
+      throw std::invalid_argument("set_ranks: rank " + std::to_string(partition_rank[i]) + " of " +
+                                  std::to_string(group.size()));
+    owned_[i] = partition_rank[i] == group.rank();
+    if (owned_[i]) {
+      ++mine;
+      continue;
+    }
+    // Its own rank runs it, from the same events (every rank built the same model).
+    SimPartition& p = *parts_[i];
+    EventEntry e;
+    while (p.queue.take_before(EventQueue::kNoKey, e)) {
+    }
+    p.front = EventQueue::kNoKey;
+  }
+  threads_ = std::clamp<uint32_t>(threads_, 1, std::max<uint32_t>(1, mine));
+}
+
+EventKey Simulator::min_over_ranks(EventKey key) const {
+  Bytes mine(sizeof(EventKey));
+  std::memcpy(mine.data(), &key, sizeof(EventKey));
+  for (const Bytes& theirs : ranks_->gather_all(std::move(mine))) {
+    EventKey k;
+    std::memcpy(&k, theirs.data(), sizeof(EventKey));
+    key = std::min(key, k);
+  }
+  return key;
+}
+
+bool Simulator::trade_with_ranks(bool asked) {
+  const auto nodes = static_cast<uint32_t>(parts_.size() - 1);
+  std::vector<Bytes> out(ranks_->size());
+  for (uint32_t s = 0; s < nodes; ++s) {
+    if (!owned_[s]) continue;
+    for (uint32_t d = 0; d < nodes; ++d) {
+      if (owned_[d]) continue;
+      std::vector<EventEntry>& box = parts_[s]->outbox[parity_][d];
+      if (box.empty()) continue;
+      ByteWriter w(out[partition_rank_[d]]);
+      for (const EventEntry& e : box) {
+        w.put(d);
+        codec_->encode(e, w);
+      }
+      box.clear();
+    }
+  }
+  const std::vector<Bytes> in = ranks_->exchange(std::move(out));
+  for (uint32_t r = 0; r < in.size(); ++r) {
+    ByteReader rd(in[r]);
+    while (!rd.done()) {
+      const auto d = rd.get<uint32_t>();
+      if (d >= nodes || !owned_[d])
+        throw std::runtime_error("rank " + std::to_string(r) + " sent an event for partition " +
+                                 std::to_string(d) + ", which this rank does not run");
+      const EventEntry e = codec_->decode(rd);
+      SimPartition& p = *parts_[d];
+      p.queue.push_keyed(Time{event_key_time(e.key)}, static_cast<uint64_t>(e.key), e.payload);
+      p.front = std::min(p.front, e.key);
+    }
+  }
+  // Every partition's events of the window (each rank knows its own), and the stop asks.
+  std::vector<uint64_t> counts(nodes + 1, 0);
+  for (uint32_t i = 0; i < nodes; ++i)
+    if (owned_[i]) counts[i] = parts_[i]->window_events;
+  counts[nodes] = asked ? 1 : 0;
+  ranks_->sum_u64(counts);
+  for (uint32_t i = 0; i < nodes; ++i) parts_[i]->window_events = counts[i];
+  return counts[nodes] > 0;
+}
+
 void Simulator::route(SimPartition& p, LpId lp, Time when, uint64_t seq,
                       const EventPayload& payload) {
   const auto global = static_cast<uint32_t>(parts_.size() - 1);
@@ -202,6 +286,8 @@ void Simulator::route(SimPartition& p, LpId lp, Time when, uint64_t seq,
   const EventKey key = make_event_key(when.ps, seq);
   // The global LP runs between windows, when no worker runs: it files events directly.
   if (tls_partition_ == nullptr) {
+    if (ranks_ && !owned_[dest]) return;  // its own rank runs the same global event
+
     d.queue.push_keyed(when, seq, payload);
     d.front = std::min(d.front, key);
     return;
@@ -318,6 +404,14 @@ bool Simulator::plan_window(Time until) {
   uint64_t busiest = 0, events = 0;
   SimPartition& global = *parts_.back();
   join_inbox(global, parity_);  // the global LP's events from this window
+  // A stop asked for in the window: the window lies between two stop points, so the
+  // first after its start is the one after the asking event.
+  bool asked = false;
+  for (size_t i = 0; i < nodes; ++i) {
+    asked |= parts_[i]->stop_requested;
+    parts_[i]->stop_requested = false;
+  }
+  if (ranks_) asked = trade_with_ranks(asked);
   for (size_t i = 0; i < nodes; ++i) {
     SimPartition& p = *parts_[i];
     busiest = std::max(busiest, p.window_events);
@@ -335,20 +429,18 @@ bool Simulator::plan_window(Time until) {
     profile_.node_events += events;
     profile_.critical_path_events += busiest;
   }
-  // A stop asked for in the window: the window lies between two stop points, so the
-  // first after its start is the one after the asking event.
-  bool asked = false;
-  for (size_t i = 0; i < nodes; ++i) {
-    asked |= parts_[i]->stop_requested;
-    parts_[i]->stop_requested = false;
-  }
   if (asked) note_stop(window_start_);
   for (const auto& hook : window_hooks_) hook();
   for (;;) {
     // Each partition's front after its window, lowered by what global events filed since.
     EventKey node_front = EventQueue::kNoKey;
     for (size_t i = 0; i < nodes; ++i) node_front = std::min(node_front, parts_[i]->front);
-    const EventKey global_front = global.queue.peek_key();
+    EventKey global_front = global.queue.peek_key();
+    const EventKey own_global_front = global_front;
+    if (ranks_) {  // every rank plans the same window
+      node_front = min_over_ranks(node_front);
+      global_front = min_over_ranks(global_front);
+    }
     const EventKey first = std::min(node_front, global_front);
     const EventKey bound = run_bound(until);
     if (first >= bound) {  // kNoKey: no events left
@@ -356,6 +448,9 @@ bool Simulator::plan_window(Time until) {
       return false;
     }
     if (global_front < node_front) {  // a global event: every node has run up to it
+      // Over several ranks, one that has no such event (one a node of another rank asked
+      // for) waits while its rank runs it.
+      if (own_global_front != global_front) continue;
       EventEntry e;
       global.queue.take_before(EventQueue::kNoKey, e);
       run_event(global, e);
@@ -392,7 +487,6 @@ void Simulator::run_parallel(Time until) {
   for (auto& p : parts_) p->stop_requested = false;
   profile_.thread_busy_s.resize(threads_, 0.0);
   std::vector<double> window_busy_s(threads_, 0.0);  // each thread its own entry
-  const auto nodes = static_cast<uint32_t>(parts_.size() - 1);
   std::atomic<uint32_t> next{0};
   bool done = false;
   std::exception_ptr error;
@@ -427,7 +521,8 @@ void Simulator::run_parallel(Time until) {
       sync.arrive_and_wait();
       if (done) break;
       const Clock::time_point t0 = Clock::now();
-      for (uint32_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < nodes;) {
+      for (uint32_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < order_.size();) {
+        if (ranks_ && !owned_[order_[i]]) continue;  // another rank's
         try {
           run_window(*parts_[order_[i]]);
         } catch (...) {
@@ -451,7 +546,14 @@ void Simulator::run_parallel(Time until) {
   // Every partition's clock at the run's end, as a serial run's would stand.
   Time end = Time::zero();
   for (const auto& p : parts_) end = std::max(end, p->now);
-  if (!stopped_ && pending_events() > 0 && end < until) end = until;
+  if (ranks_) {  // the latest of every rank's
+    uint64_t before_end = UINT64_MAX - static_cast<uint64_t>(end.ps);
+    ranks_->min_u64({&before_end, 1});
+    end = Time{static_cast<int64_t>(UINT64_MAX - before_end)};
+  }
+  uint64_t pending = pending_events();
+  if (ranks_) ranks_->sum_u64({&pending, 1});
+  if (!stopped_ && pending > 0 && end < until) end = until;
   for (auto& p : parts_) p->now = end;
 }
 

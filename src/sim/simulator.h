@@ -14,6 +14,7 @@
 
 #include "sim/event_queue.h"
 #include "sim/lane.h"
+#include "sim/ranks.h"
 #include "sim/time.h"
 
 namespace rocelab {
@@ -210,6 +211,19 @@ class Simulator {
   void set_partitions(const std::vector<uint32_t>& lp_partition, uint32_t count, Delta lookahead,
                       uint32_t threads);
   bool parallel() const { return parallel_; }
+  // Several processes (MPI ranks, sim/ranks.h), after set_partitions: this rank runs the
+  // partitions `partition_rank` gives it (the others' events it drops, as their ranks run
+  // them), and between windows trades with the other ranks the events that cross to their
+  // partitions (through `codec`) and agrees with them where the next window starts. The
+  // global LP's events run on every rank, for the nodes each owns. Every rank must build
+  // the same model and make the same calls.
+  void set_ranks(RankGroup& group, const std::vector<uint32_t>& partition_rank,
+                 RemoteEventCodec& codec);
+  RankGroup* ranks() const { return ranks_; }
+  // The rank that runs node LP `lp` (0 in a run of one process).
+  uint32_t rank_of_lp(LpId lp) const { return ranks_ ? partition_rank_[lp_partition_[lp]] : 0; }
+  // Whether this process runs LP `lp`'s events (always, but in a run over several ranks).
+  bool owns_lp(LpId lp) const { return !ranks_ || lp == kGlobalLp || owned_[lp_partition_[lp]]; }
   uint32_t partition_count() const { return parallel() ? uint32_t(parts_.size() - 1) : 1; }
   uint32_t thread_count() const { return threads_; }  // at most one per partition
   Delta lookahead() const { return lookahead_; }
@@ -227,6 +241,8 @@ class Simulator {
   // a partition cannot stop the others at once). A run_until that ends before that point
   // leaves the stop pending for the next; one called after the stop was reached resumes.
   void stop() { cur().stop_requested = true; }
+  // A window hook's stop: as if an event of the window just run had asked.
+  void stop_in_window() { note_stop(window_start_); }
   // The stop was asked for and reached: every event before stop_time() has run.
   bool stopped() const { return stopped_; }
   // Where a stop asked for takes effect (Time::never(): none asked for).
@@ -327,6 +343,16 @@ class Simulator {
   void join_inbox(SimPartition& d, uint32_t parity);
   // Every event still in an outbox filed (the run's end).
   void join_all_outboxes();
+  // A run over several ranks, between windows: sends the window's events for other ranks'
+  // partitions, files what they sent, and sums the window's events per partition and its
+  // stop requests over the ranks. The smallest of every rank's `key`.
+  bool trade_with_ranks(bool asked);
+  EventKey min_over_ranks(EventKey key) const;
+
+  RankGroup* ranks_ = nullptr;
+  RemoteEventCodec* codec_ = nullptr;
+  std::vector<uint32_t> partition_rank_;
+  std::vector<uint8_t> owned_;  // by partition: this rank runs it
 
   std::vector<HandlerEntry> handlers_;
   std::vector<LpId> handler_lp_;  // by target

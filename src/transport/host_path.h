@@ -35,7 +35,9 @@ class HostPathPolicy {
   // Flow f's retransmission timer fired; flow f finished.
   virtual void on_timeout(FlowId /*f*/) {}
   virtual void on_finish(FlowId /*f*/) {}
-  // Figures for summary.json (summed over hosts already: one policy serves them all).
+  // Figures for summary.json (summed over hosts already: one policy serves them all). In a
+  // run over several ranks each rank's are combined (summed, or the maximum taken): each
+  // must be a count or a maximum, never a ratio.
   virtual void add_stats(std::vector<SchemeStat>& /*out*/) const {}
   // A parallel run (sim/lane.h): state that hosts of different partitions would share is
   // split per partition before the run, and folded after each run (RdmaTransport's lanes).

@@ -196,6 +196,13 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   // Folds the partitions' counters into the ones counters() reads. Between runs.
   void fold_lanes();
   size_t active_flows() const;
+  // After a run over several ranks (sim/ranks.h), on every rank alike: the counters summed
+  // over the ranks, each flow's start and end from its sender's rank and its delivery from
+  // its receiver's, and the path policy's figures of every rank kept for path_stats.
+  void gather_over_ranks(RankGroup& group);
+  // The host path policy's figures (every rank's, after gather_over_ranks; combine() sums
+  // or takes the maximum of them, as over hosts).
+  void add_path_stats(std::vector<SchemeStat>& out) const;
 
   // HostAgent
   void on_host_receive(NodeId host, PacketId pkt) override;
@@ -292,6 +299,7 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   // The counters of the running partition's lane.
   TransportCounters& lane_counters() { return counter_lanes_.local(); }
   PerLane<TransportCounters> counter_lanes_;
+  std::vector<SchemeStat> remote_path_stats_;  // the other ranks' (gather_over_ranks)
   PerLane<std::vector<uint64_t>> ood_lanes_{std::vector<uint64_t>(kOodBuckets, 0)};
   std::function<void(const FlowRecord&)> on_finish_;
   // Pinned paths by flow index, kNotPinned for the others; empty until a flow is pinned

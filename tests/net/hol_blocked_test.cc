@@ -35,7 +35,7 @@ struct PortBench {
   static constexpr Priority kDataPriority = 3;
   Simulator sim;
   Pool<Packet> pool;
-  NetContext ctx{sim, pool, WireModel{}, {}, {}, 1, {}, {}, {}, {}, {}, {}};
+  NetContext ctx{sim, pool, WireModel{}, {}, {}, 1, {}, {}, {}, {}, {}, {}, {}};
   NodeSpec spec{NodeKind::kSwitch, Layer::kEdge, "sw"};
   SinkNode owner{ctx, NodeId(0), spec};
   SinkNode peer{ctx, NodeId(1), spec};

@@ -90,7 +90,8 @@ Experiment::Experiment(const ExperimentSpec& spec, std::unique_ptr<CongestionCon
   sim_.set_stop_quantum(Delta{std::clamp<int64_t>(min_delay.ps, 1, Delta::from_ms(1).ps)});
   transport_->set_on_finish([this](const FlowRecord&) {
     const size_t finished = finished_.fetch_add(1, std::memory_order_relaxed) + 1;
-    if (finished == transport_->flow_count() && spec_.stop_when_done) sim_.stop();
+    // Over several ranks, each counts its own: a window hook adds them up.
+    if (finished == transport_->flow_count() && spec_.stop_when_done && !sim_.ranks()) sim_.stop();
   });
   add_flows(spec_.flows);
   if (spec_.faults.active()) faults_ = std::make_unique<FaultInjector>(*net_, spec_.faults);
@@ -161,20 +162,54 @@ void Experiment::add_flows(const std::vector<FlowSpec>& flows) {
 }
 
 void Experiment::set_threads(uint32_t threads, uint32_t partitions) {
+  cut(std::max(threads, 1u), partitions, nullptr);
+}
+
+void Experiment::set_ranks(RankGroup& group, uint32_t threads, uint32_t partitions) {
+  if (group.size() == 1) {
+    set_threads(threads, partitions);
+    return;
+  }
+  // What acts on nodes from outside them, and is not yet carried between ranks.
+  const FaultsConfig& f = spec_.faults;
+  auto refuse = [&](const std::string& what) {
+    throw std::invalid_argument(what + " cannot yet run over several MPI ranks (" +
+                                std::to_string(group.size()) +
+                                "): run it in one process, with --threads");
+  };
+  if (!f.events.empty()) refuse("faults.events");
+  if (f.watchdog.enabled) refuse("faults.pfc_watchdog");
+  if (f.deadlock.check_interval > Delta::zero()) refuse("faults.deadlock");
   threads = std::max(threads, 1u);
+  if (!cut(threads, partitions == 0 ? group.size() * threads * 4 : partitions, &group))
+    throw std::invalid_argument("the network has one edge switch: nothing to spread over " +
+                                std::to_string(group.size()) + " ranks");
+}
+
+// Contiguous runs of partitions, as even as the count allows: neighbouring partitions
+// (pods, runs of edge switches) share a rank, so fewer frames cross between ranks.
+std::vector<uint32_t> Experiment::deal_to_ranks(uint32_t partitions, uint32_t ranks) {
+  std::vector<uint32_t> rank(partitions);
+  for (uint32_t i = 0; i < partitions; ++i)
+    rank[i] = static_cast<uint32_t>(uint64_t{i} * ranks / partitions);
+  return rank;
+}
+
+bool Experiment::cut(uint32_t threads, uint32_t partitions, RankGroup* group) {
   const PartitionBy by = partition_by(spec_.partition);
-  if (partitions == 1) return;  // asked for one
+  const bool ranks = group != nullptr;
+  if (partitions == 1 && !ranks) return false;  // asked for one
   if (by == PartitionBy::kAuto) {
     if (partitions == 0) partitions = threads == 1 ? 1 : threads * 4;
-    if (partitions <= 1) return;
+    if (partitions <= 1 && !ranks) return false;
   } else {
-    if (partitions > 1)
+    if (partitions > 1 && !ranks)
       throw std::invalid_argument("--partitions " + std::to_string(partitions) +
                                   ": parallel.partition: " + spec_.partition +
                                   " sets the partitions (auto lets --partitions choose)");
-    if (threads == 1) {  // one thread runs serially; the cut is checked all the same
+    if (threads == 1 && !ranks) {  // one thread runs serially; the cut is checked all the same
       plan_partitions(*net_, 0, {}, by);
-      return;
+      return false;
     }
   }
   if (sim_.events_processed() > 0)
@@ -183,9 +218,13 @@ void Experiment::set_threads(uint32_t threads, uint32_t partitions) {
   // a busy one (an incast's) holds one thread while the rest share the others.
   // Hosts whose flows release each other's share a partition (a ring's neighbours do not:
   // each releases its own next send).
-  const PartitionPlan plan =
-      plan_partitions(*net_, partitions, transport_->dependent_host_pairs(), by);
-  if (plan.count < 2) return;  // one edge switch: nothing to cut
+  const PartitionPlan plan = plan_partitions(*net_, by == PartitionBy::kAuto ? partitions : 0,
+                                             transport_->dependent_host_pairs(), by);
+  if (plan.count < 2) return false;  // one edge switch: nothing to cut
+  if (ranks && plan.count < group->size())
+    throw std::invalid_argument("the network cuts into " + std::to_string(plan.count) +
+                                " partitions, fewer than the " + std::to_string(group->size()) +
+                                " ranks");
   if (plan.lookahead.ps <= 0) {
     const TopologySpec& topo = net_->topology();
     std::string named;
@@ -220,15 +259,43 @@ void Experiment::set_threads(uint32_t threads, uint32_t partitions) {
   net_->set_lanes(plan.count);
   transport_->set_lanes(plan.count);
   sim_.set_partitions(plan.node_partition, plan.count, plan.lookahead, threads);
+  if (ranks) {
+    codec_ = std::make_unique<CutFrameCodec>(*net_);
+    sim_.set_ranks(*group, deal_to_ranks(plan.count, group->size()), *codec_);
+    // The last flow to finish may be another rank's: each window, the ranks add up theirs.
+    sim_.add_window_hook([this] { count_finished_over_ranks(); });
+  }
+  return true;
+}
+
+void Experiment::gather_results() {
+  RankGroup* ranks = sim_.ranks();
+  if (!ranks || gathered_) return;
+  gathered_ = true;
+  net_->gather_over_ranks(*ranks, sim_.now());
+  transport_->gather_over_ranks(*ranks);
+}
+
+void Experiment::count_finished_over_ranks() {
+  uint64_t finished = finished_.load(std::memory_order_relaxed);
+  sim_.ranks()->sum_u64({&finished, 1});
+  const bool all = finished == transport_->flow_count();
+  if (all && !all_finished_over_ranks_ && spec_.stop_when_done) sim_.stop_in_window();
+  all_finished_over_ranks_ = all;
 }
 
 RunStats Experiment::run(Time until) {
   const auto t0 = std::chrono::steady_clock::now();
   const uint64_t events0 = sim_.events_processed();
-  const Time end = std::min(until, spec_.stop);
+  Time end = std::min(until, spec_.stop);
+  if (RankGroup* ranks = sim_.ranks()) {  // every rank runs to the same point
+    auto ps = static_cast<uint64_t>(end.ps);
+    ranks->min_u64({&ps, 1});
+    end = Time{static_cast<int64_t>(ps)};
+  }
   const size_t flows = transport_->flow_count();
   // All flows done and the stop reached (or no flow at all to ask for it): nothing to run.
-  const bool over = spec_.stop_when_done && finished_ == flows && (flows == 0 || sim_.stopped());
+  const bool over = spec_.stop_when_done && all_finished() && (flows == 0 || sim_.stopped());
   if (!over) sim_.run_until(end);
   net_->fold_counters();
   transport_->fold_lanes();
@@ -236,7 +303,7 @@ RunStats Experiment::run(Time until) {
   st.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   st.events = sim_.events_processed() - events0;
   st.sim_end = sim_.now();
-  st.all_finished = finished_ == flows;
+  st.all_finished = all_finished();
   st.done = spec_.stop_when_done && st.all_finished && (flows == 0 || sim_.stopped());
   return st;
 }

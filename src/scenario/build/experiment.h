@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "net/cut_frame_codec.h"
 #include "net/faults.h"
 #include "net/network.h"
 #include "transport/rdma_transport.h"
@@ -81,6 +82,19 @@ class Experiment {
   // this experiment cannot run in parallel (a watchdog faster than a window, a cut the
   // topology has no structure for, a cut link without delay).
   void set_threads(uint32_t threads, uint32_t partitions = 0);
+  // Spread over the processes of `group` (MPI ranks, sim/ranks.h; docs/parallel.md), each
+  // running its share of the partitions on `threads` threads, with the same results as one
+  // process. Every rank builds the same experiment and calls this and run() alike; the
+  // results are complete once gathered (gather_results). `partitions`: 0, four per thread
+  // of every rank. Throws std::invalid_argument for what cannot yet run over ranks (faults).
+  void set_ranks(RankGroup& group, uint32_t threads, uint32_t partitions = 0);
+  // Partition i's rank: contiguous runs, as even as the count allows.
+  static std::vector<uint32_t> deal_to_ranks(uint32_t partitions, uint32_t ranks);
+
+  // After a run over several ranks, on every rank alike: the other ranks' results (flow
+  // records, counters, ports, scheme figures) joined into this one's, so that the results
+  // read from any rank are those of one process. Once; nothing in one process.
+  void gather_results();
 
   // Runs until `until`, the spec's stop time or the last flow's end, whichever is first.
   RunStats run(Time until = Time::never());
@@ -129,6 +143,17 @@ class Experiment {
   std::vector<Delta> after_delay_;
   // Flows finished: counted by the events of whichever partition finished them.
   std::atomic<size_t> finished_{0};
+  // Over several ranks: every rank's flows have finished (summed after each window).
+  bool all_finished_over_ranks_ = false;
+  bool gathered_ = false;
+  std::unique_ptr<RemoteEventCodec> codec_;
+  bool all_finished() const {
+    return sim_.ranks() ? all_finished_over_ranks_ : finished_ == transport_->flow_count();
+  }
+  // Cuts the network for `threads` threads (and, with a group, its ranks): false when it
+  // stays whole.
+  bool cut(uint32_t threads, uint32_t partitions, RankGroup* group);
+  void count_finished_over_ranks();
 };
 
 }  // namespace rocelab

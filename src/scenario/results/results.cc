@@ -169,12 +169,8 @@ nlohmann::json make_summary(const ScenarioConfig& c, Experiment& exp, const RunS
   // isolation, table memory; Hermes, MP-RDMA), the flow control's (BFC) and the switch
   // features' (NP-ECN).
   std::vector<SchemeStat> lb_items, fc_items, feature_items;
-  for (NodeId s : net.switches()) {
-    if (LoadBalancer* lb = net.switch_at(s).load_balancer()) lb->add_stats(lb_items);
-    net.switch_at(s).flow_control().add_stats(fc_items);
-    for (const auto& f : net.switch_at(s).features()) f->add_stats(feature_items);
-  }
-  tr.path_policy().add_stats(lb_items);
+  for (NodeId s : net.switches()) net.add_switch_stats(s, lb_items, fc_items, feature_items);
+  tr.add_path_stats(lb_items);
   j["lb_stats"] = nlohmann::json::object();
   for (const auto& [name, v] : combine(lb_items)) j["lb_stats"][name] = v;
   j["fc_stats"] = nlohmann::json::object();

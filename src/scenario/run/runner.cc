@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <sstream>
 
 #include "cc/cc_registry.h"
@@ -42,6 +43,19 @@ std::string broken_invariant(Experiment& exp, bool interrupted) {
   exp.drain();
   const std::string broken = exp.check_invariants();
   return broken.empty() ? "ok" : broken;
+}
+
+// Each rank checks its own nodes (and the totals every rank holds): the first rank's
+// broken invariant, else "ok".
+std::string first_broken_over_ranks(RankGroup& ranks, const std::string& mine) {
+  Bytes bytes(mine.size());
+  std::memcpy(bytes.data(), mine.data(), mine.size());
+  for (const Bytes& theirs : ranks.gather_all(std::move(bytes))) {
+    std::string text(theirs.size(), '\0');
+    std::memcpy(text.data(), theirs.data(), theirs.size());
+    if (text != "ok") return text;
+  }
+  return "ok";
 }
 
 // One line, rewritten in place: simulated time, flows finished, speed, time left.
@@ -92,27 +106,48 @@ nlohmann::json run_scenario(ScenarioConfig& c, const RunOptions& o) {
   std::unique_ptr<TimeSeriesRecorder> ts;
   // PFC events are recorded as they happen, with or without a sampling interval.
   if (!o.out_dir.empty() && (c.outputs.timeseries_interval > Delta::zero() || c.outputs.pfc_events))
-    ts = std::make_unique<TimeSeriesRecorder>(exp, c.outputs, o.out_dir);
+    ts = std::make_unique<TimeSeriesRecorder>(exp, c.outputs, o.out_dir,
+                                              o.ranks && o.ranks->size() > 1 ? o.ranks : nullptr);
   std::unique_ptr<BufferSampler> buffers;
   if (c.outputs.buffer_sample_interval > Delta::zero())
     buffers = std::make_unique<BufferSampler>(exp, c.outputs.buffer_sample_interval);
+  RankGroup* ranks = o.ranks && o.ranks->size() > 1 ? o.ranks : nullptr;
   try {
-    exp.set_threads(o.threads, o.partitions);
+    if (ranks) {
+      // Recorders that look at every node from outside it (not yet carried between ranks).
+      // Samplers that look at every node from outside it: not yet carried between ranks.
+      const char* sampler = buffers ? "outputs.buffer_sample_interval"
+                            : c.outputs.timeseries_interval > Delta::zero()
+                                ? "outputs.timeseries_interval"
+                                : nullptr;
+      if (sampler)
+        throw std::invalid_argument(std::string(sampler) +
+                                    " cannot yet run over several MPI ranks: run it in one "
+                                    "process, with --threads");
+      exp.set_ranks(*ranks, o.threads, o.partitions);
+    } else {
+      exp.set_threads(o.threads, o.partitions);
+    }
     if (ts && exp.sim().parallel()) ts->set_lanes(exp.sim().partition_count());
   } catch (const std::invalid_argument& e) {
     throw ConfigError(e.what());
   }
+  // Over several ranks every rank takes each decision below alike: what decides is summed.
+  auto over_ranks = [&](uint64_t mine) {
+    if (ranks) ranks->sum_u64({&mine, 1});
+    return mine;
+  };
 
   const Time end = spec.stop;
   const auto t0 = Clock::now();
   auto last_print = t0;
   bool printed = false;
   // About once a second, on a terminal only: a log file gets the final line alone.
-  const bool show_progress = !o.quiet && ::isatty(2);
+  const bool show_progress = !o.quiet && ::isatty(2) && (!ranks || ranks->rank() == 0);
   Delta chunk = Delta::from_us(10);
   bool interrupted = false;
   for (;;) {
-    if (o.interrupted && o.interrupted->load()) {
+    if (over_ranks(o.interrupted && o.interrupted->load() ? 1 : 0) > 0) {
       interrupted = true;
       break;
     }
@@ -120,7 +155,7 @@ nlohmann::json run_scenario(ScenarioConfig& c, const RunOptions& o) {
     const Time target = std::min(end, exp.sim().now() + chunk);
     const RunStats st = exp.run(target);
     if (ts) ts->write_pfc_records();  // a parallel run's, so far: memory stays bounded
-    if (st.done || exp.sim().now() >= end || exp.sim().pending_events() == 0 ||
+    if (st.done || exp.sim().now() >= end || over_ranks(exp.sim().pending_events()) == 0 ||
         (exp.faults() && exp.faults()->deadlock()))
       break;
     // Aim at ~0.1 s of wall time per chunk, so Ctrl-C and the progress line stay prompt.
@@ -135,19 +170,23 @@ nlohmann::json run_scenario(ScenarioConfig& c, const RunOptions& o) {
   }
   if (printed) std::fprintf(stderr, "\n");
   RunStats total;
-  total.events = exp.sim().events_processed();
+  total.events = over_ranks(exp.sim().events_processed());
   total.wall_s = seconds_since(t0);
   total.sim_end = exp.sim().now();
   if (ts) ts->finish();
   if (buffers) buffers->finish();
+  exp.gather_results();
   nlohmann::json summary = make_summary(c, exp, total, !interrupted);
   if (buffers) {
     summary["switch_buffer"] = buffers->summary();
     summary["switch_buffer_p99_kb"] = summary["switch_buffer"]["p99_kb"];
   }
-  summary["invariants"] = broken_invariant(exp, interrupted);
+  std::string invariants = broken_invariant(exp, interrupted);
+  if (ranks) invariants = first_broken_over_ranks(*ranks, invariants);
+  summary["invariants"] = invariants;
   summary["notes"] = run_notes(summary, exp.transport().config());
-  if (!o.out_dir.empty()) write_run_dir(o.out_dir, c, exp, summary);
+  if (!o.out_dir.empty() && (!ranks || ranks->rank() == 0))
+    write_run_dir(o.out_dir, c, exp, summary);
   return summary;
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "scenario/config/scenario_config.h"
+#include "sim/ranks.h"
 
 namespace rocelab {
 
@@ -17,6 +18,9 @@ struct RunOptions {
   std::string label;                               // prefix of the progress line
   uint32_t threads = 1;     // threads for the run (Experiment::set_threads); the same results
   uint32_t partitions = 0;  // partitions to cut (0: as many as the threads call for)
+  // One run over several processes (MPI ranks): every rank calls run_scenario alike; rank
+  // 0 writes the run directory. Null: one process.
+  RankGroup* ranks = nullptr;
 };
 
 // The summary (also written to out_dir/summary.json). `complete` is false when interrupted.

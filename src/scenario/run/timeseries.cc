@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 
 #include "scenario/results/results.h"
@@ -10,9 +11,13 @@
 namespace rocelab {
 
 TimeSeriesRecorder::TimeSeriesRecorder(Experiment& exp, const OutputConfig& cfg,
-                                       const std::string& dir)
-    : exp_(exp), cfg_(cfg), handler_(exp.sim().add_handler(this, kGlobalLp)) {
-  std::filesystem::create_directories(dir);
+                                       const std::string& dir, RankGroup* ranks)
+    : exp_(exp),
+      cfg_(cfg),
+      ranks_(ranks),
+      writes_(!ranks || ranks->rank() == 0),
+      handler_(exp.sim().add_handler(this, kGlobalLp)) {
+  if (writes_) std::filesystem::create_directories(dir);
   Network& net = exp.network();
   for (NodeId s : net.switches()) {
     const Node& node = net.node(s);
@@ -25,23 +30,23 @@ TimeSeriesRecorder::TimeSeriesRecorder(Experiment& exp, const OutputConfig& cfg,
   }
   last_port_bytes_.assign(ports_.size(), 0);
   if (cfg.flow_throughput) {
-    flows_.open(dir + "/ts_flow_throughput.csv");
+    if (writes_) flows_.open(dir + "/ts_flow_throughput.csv");
     flows_ << "time_ns,flow,goodput_gbps\n";
   }
   if (cfg.link_utilization) {
-    links_.open(dir + "/ts_link_utilization.csv");
+    if (writes_) links_.open(dir + "/ts_link_utilization.csv");
     links_ << "time_ns,node,port,peer,utilization\n";
   }
   if (cfg.path_throughput) {
-    paths_.open(dir + "/ts_path_throughput.csv");
+    if (writes_) paths_.open(dir + "/ts_path_throughput.csv");
     paths_ << "time_ns,edge,uplink_port,next_hop,throughput_gbps\n";
   }
   if (cfg.queue_length) {
-    queues_.open(dir + "/ts_queue_length.csv");
+    if (writes_) queues_.open(dir + "/ts_queue_length.csv");
     queues_ << "time_ns,switch,port,queue_bytes\n";
   }
   if (cfg.pfc_events) {
-    pfc_.open(dir + "/pfc_events.csv");
+    if (writes_) pfc_.open(dir + "/pfc_events.csv");
     pfc_ << "time_ns,switch,port,paused_peer,priority,event\n";
     exp.network().context().on_pfc = [this](const PfcEvent& e) {
       Simulator& sim = exp_.sim();
@@ -83,6 +88,18 @@ void TimeSeriesRecorder::write_pfc_records() {
     std::vector<PfcRecord>& records = pfc_records_.lane(lane);
     pfc_merge_.insert(pfc_merge_.end(), records.begin(), records.end());
     records.clear();
+  }
+  if (ranks_) {  // every rank's records, to rank 0
+    Bytes mine(pfc_merge_.size() * sizeof(PfcRecord));
+    if (!mine.empty()) std::memcpy(mine.data(), pfc_merge_.data(), mine.size());
+    const std::vector<Bytes> all = ranks_->gather_all(std::move(mine));
+    pfc_merge_.clear();
+    if (!writes_) return;
+    for (const Bytes& theirs : all) {
+      const size_t at = pfc_merge_.size();
+      pfc_merge_.resize(at + theirs.size() / sizeof(PfcRecord));
+      if (!theirs.empty()) std::memcpy(&pfc_merge_[at], theirs.data(), theirs.size());
+    }
   }
   // Each event runs in one partition, so (key, place) is unique: the serial order.
   std::sort(pfc_merge_.begin(), pfc_merge_.end(), [](const PfcRecord& a, const PfcRecord& b) {

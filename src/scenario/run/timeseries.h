@@ -15,14 +15,17 @@ namespace rocelab {
 
 class TimeSeriesRecorder final : public EventHandler {
  public:
-  TimeSeriesRecorder(Experiment& exp, const OutputConfig& cfg, const std::string& dir);
+  // Over several ranks (`ranks`), rank 0 writes what every rank recorded.
+  TimeSeriesRecorder(Experiment& exp, const OutputConfig& cfg, const std::string& dir,
+                     RankGroup* ranks = nullptr);
   ~TimeSeriesRecorder() override;
   void on_event(uint32_t kind, uint64_t arg) override;
   void finish();  // stops recording (the run is over; a drain may follow) and flushes
   // After Experiment::set_threads: a PFC record list per partition.
   void set_lanes(uint32_t partitions);
   // Writes the PFC events recorded by partitions so far, in a serial run's order. Only
-  // where every partition stands at the same point: between runs, or at a global event.
+  // where every partition stands at the same point: between runs, or at a global event
+  // (over several ranks, every rank calls it there).
   void write_pfc_records();
 
  private:
@@ -43,6 +46,8 @@ class TimeSeriesRecorder final : public EventHandler {
 
   Experiment& exp_;
   OutputConfig cfg_;
+  RankGroup* ranks_;
+  bool writes_;  // this process writes the files (rank 0 of several)
   uint32_t handler_;
   bool stopped_ = false;
   std::vector<PortRef> ports_;
