@@ -80,6 +80,7 @@ nlohmann::json parallel_profile_json(const Simulator& sim) {
   const ParallelProfile& p = sim.parallel_profile();
   nlohmann::json j;
   j["threads"] = sim.thread_count();
+  j["ranks"] = sim.ranks() ? sim.ranks()->size() : 1;
   j["partitions"] = sim.partition_count();
   j["lookahead_ns"] = sim.parallel() ? static_cast<double>(sim.lookahead().ps) / 1e3 : 0.0;
   j["windows"] = p.windows;
