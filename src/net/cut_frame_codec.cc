@@ -48,7 +48,7 @@ EventEntry CutFrameCodec::decode(ByteReader& in) {
   e.key = in.get<EventKey>();
   e.payload.target = in.get<uint32_t>();
   e.payload.kind = in.get<uint32_t>();
-  port_of(e.payload.target);
+  port_of(e.payload.target).note_cut_arrival(Time{event_key_time(e.key)});
   NetContext& ctx = net_.context();
   const PacketId frame = ctx.alloc_packet();
   Packet& p = ctx.pkt(frame);

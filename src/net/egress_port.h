@@ -185,6 +185,9 @@ class EgressPort final {
   // the same key, so the run's order is the same cut or not.
   void set_cut(bool cut) { cut_ = cut; }
   bool cut() const { return cut_; }
+  // A run over several ranks: a frame of this port, sent by another rank, arrives here at
+  // `t` (what a failure of the link then loses: cut_last_arrival_).
+  void note_cut_arrival(Time t) { cut_last_arrival_ = std::max(cut_last_arrival_, t); }
   enum EventKind : uint32_t { kTxDone = 0, kDeliver = 1, kWake = 2, kDeliverCut = 3 };
   // The handler its events go to (a cut frame's delivery names it: net/cut_frame_codec.h).
   uint32_t handler() const { return handler_; }

@@ -1,8 +1,10 @@
 #include "net/faults.h"
 
 #include <algorithm>
+#include <cstring>
 #include <functional>
 #include <map>
+#include <tuple>
 
 #include "net/network.h"
 #include "sim/random.h"
@@ -75,7 +77,10 @@ void FaultInjector::on_event(uint32_t kind, uint64_t arg) {
       const bool from_a = (arg & 1) != 0;
       if (!net_.link_port(link, from_a).link_down()) break;
       EgressPort& reverse = net_.link_port(link, !from_a);
-      for (uint32_t p = 0; p < 8; ++p) reverse.set_priority_paused(static_cast<Priority>(p), false);
+      net_.sim().run_as(reverse.owner_id().index(), [&] {
+        for (uint32_t p = 0; p < 8; ++p)
+          reverse.set_priority_paused(static_cast<Priority>(p), false);
+      });
       break;
     }
   }
@@ -104,13 +109,18 @@ void FaultInjector::refresh_direction(uint32_t link, bool from_a) {
     }
   }
   EgressPort& port = net_.link_port(link, from_a);
-  port.set_link_down(down);
-  const BitsPerSec want = rate != 0 ? rate : port.nominal_rate_bps();
-  if (port.rate_bps() != want) port.set_rate(want);
-  // Its own stream per direction and set of active loss events.
-  const uint64_t seed = mix64(net_.context().seed ^ hash_name("fault-loss") ^
-                              (uint64_t{link} << 33) ^ (uint64_t{from_a} << 32) ^ loss_seed);
-  port.set_loss(1 - pass, seed);
+  // What the port does now (a frame it starts) is ordered as its node's own events, so
+  // that it orders alike on any rank of a run over several (sim/ranks.h). Every rank
+  // changes its copy of the port: the peer's rank reads it to lose what was on the wire.
+  net_.sim().run_as(port.owner_id().index(), [&] {
+    port.set_link_down(down);
+    const BitsPerSec want = rate != 0 ? rate : port.nominal_rate_bps();
+    if (port.rate_bps() != want) port.set_rate(want);
+    // Its own stream per direction and set of active loss events.
+    const uint64_t seed = mix64(net_.context().seed ^ hash_name("fault-loss") ^
+                                (uint64_t{link} << 33) ^ (uint64_t{from_a} << 32) ^ loss_seed);
+    port.set_loss(1 - pass, seed);
+  });
 }
 
 bool FaultInjector::host_stalled(uint32_t host) const {
@@ -140,7 +150,7 @@ void FaultInjector::start(uint32_t i) {
     case FaultEvent::Kind::kNicStall: {
       EgressPort& nic = net_.node(NodeId(e.host)).port(PortId(0));
       EgressPort& to_nic = nic.peer()->port(nic.peer_port());
-      to_nic.set_peer_stalled(true);
+      net_.sim().run_as(to_nic.owner_id().index(), [&] { to_nic.set_peer_stalled(true); });
       mark_queued_flows(to_nic);
       storm_pause(i, true);
       break;
@@ -175,7 +185,7 @@ void FaultInjector::end(uint32_t i) {
       EgressPort& nic = net_.node(NodeId(e.host)).port(PortId(0));
       EgressPort& to_nic = nic.peer()->port(nic.peer_port());
       mark_queued_flows(to_nic);
-      to_nic.set_peer_stalled(false);
+      net_.sim().run_as(to_nic.owner_id().index(), [&] { to_nic.set_peer_stalled(false); });
       storm_pause(i, false);
       break;
     }
@@ -205,21 +215,24 @@ void FaultInjector::storm_pause(uint32_t i, bool xoff) {
   NetContext& ctx = net_.context();
   Host& host = net_.host(NodeId(e.host));
   EgressPort& port = host.port(PortId(0));
-  const PacketId id = ctx.alloc_packet();
-  Packet& f = ctx.pkt(id);
-  f.type = PacketType::kPause;
-  f.pfc_priority = e.priority;
-  f.pfc_xoff = xoff;
-  f.ecn_capable = false;
-  f.wire_bytes = ctx.wire.control_wire_bytes(PacketType::kPause);
-  f.src = host.id();
-  port.count_pfc_frame_sent(xoff);
-  if (xoff) {
-    ++storm_pause_frames_;
-    ++ctx.counters().pause_frames_by_node[e.host];
+  if (xoff) ++storm_pause_frames_;
+  // The frame, at the NIC's rank only (as the NIC's own event: sim/ranks.h).
+  if (net_.owns(host.id())) {
+    net_.sim().run_as(host.id().index(), [&] {
+      const PacketId id = ctx.alloc_packet();
+      Packet& f = ctx.pkt(id);
+      f.type = PacketType::kPause;
+      f.pfc_priority = e.priority;
+      f.pfc_xoff = xoff;
+      f.ecn_capable = false;
+      f.wire_bytes = ctx.wire.control_wire_bytes(PacketType::kPause);
+      f.src = host.id();
+      port.count_pfc_frame_sent(xoff);
+      if (xoff) ++ctx.counters().pause_frames_by_node[e.host];
+      port.enqueue(id);
+      if (ctx.on_pfc) ctx.on_pfc(PfcEvent{ctx.sim.now(), host.id(), PortId(0), e.priority, xoff});
+    });
   }
-  port.enqueue(id);
-  if (ctx.on_pfc) ctx.on_pfc(PfcEvent{ctx.sim.now(), host.id(), PortId(0), e.priority, xoff});
   if (xoff) {
     const PfcPauseTiming& t = ctx.pfc_pause;
     const Delta refresh = t.style == PfcPauseStyle::kStandard ? t.refresh_for(port.rate_bps())
@@ -274,6 +287,17 @@ void FaultInjector::merge_check_requests() {
     first = std::min(first, check_asked_.lane(lane));
     check_asked_.lane(lane) = EventQueue::kNoKey;
   }
+  // Over several ranks, the earliest any rank's pauses asked for: every rank checks then.
+  if (RankGroup* ranks = net_.sim().ranks()) {
+    uint64_t parts[2] = {static_cast<uint64_t>(first >> 64), static_cast<uint64_t>(first)};
+    const std::vector<Bytes> all =
+        ranks->gather_all(Bytes(reinterpret_cast<const std::byte*>(parts),
+                                reinterpret_cast<const std::byte*>(parts) + sizeof(parts)));
+    for (const Bytes& theirs : all) {
+      std::memcpy(parts, theirs.data(), sizeof(parts));
+      first = std::min(first, (EventKey{parts[0]} << 64) | parts[1]);
+    }
+  }
   if (first == EventQueue::kNoKey || check_pending_ || !deadlock_.cycle.empty()) return;
   check_pending_ = true;
   net_.sim().schedule_reserved(Time{event_key_time(first)}, static_cast<uint64_t>(first), handler_,
@@ -322,18 +346,14 @@ void FaultInjector::restore_fire(uint64_t key) {
 // the packets it took in from A leave it. Q waits for a paused queue Q' of B when Q' holds
 // a packet that came in from A: the buffer dependency of a PFC deadlock. A cycle of such
 // waits, every queue in it paused for `persist` without a break, cannot end by itself.
-void FaultInjector::check_deadlock() {
-  const Time now = net_.sim().now();
-  struct Held {
-    NodeId node;
-    PortId port;
-    uint32_t queue;
-  };
+// The paused queues of the switches this process runs (all, but over several ranks), and
+// for each the (ingress port, priority) of the packets it holds: what the cycle search
+// needs of a switch, in the order of switches, ports and queues.
+std::vector<FaultInjector::Held> FaultInjector::held_queues(Time now, Time& next_due) const {
   std::vector<Held> held;
-  std::map<uint32_t, std::vector<size_t>> by_node;  // switch -> its entries in held
-  Time next_due = Time::never();
   for (NodeId s : net_.switches()) {
-    Switch& sw = net_.switch_at(s);
+    if (!net_.owns(s)) continue;
+    const Node& sw = net_.node(s);
     for (size_t p = 0; p < sw.port_count(); ++p) {
       const EgressPort& port = sw.port(PortId(static_cast<uint16_t>(p)));
       if (port.peer()->kind() != NodeKind::kSwitch) continue;
@@ -344,12 +364,66 @@ void FaultInjector::check_deadlock() {
           next_due = std::min(next_due, due);
           continue;
         }
-        by_node[s.index()].push_back(held.size());
-        held.push_back(Held{s, PortId(static_cast<uint16_t>(p)), static_cast<uint32_t>(q)});
+        Held h{s,
+               PortId(static_cast<uint16_t>(p)),
+               static_cast<uint32_t>(q),
+               port.pause_started(q),
+               {}};
+        for (size_t k = 0; k < port.queue_packets(q); ++k) {
+          const Packet& pkt = net_.pool()[port.queued_packet(q, k).index()];
+          const std::pair<PortId, Priority> from{pkt.ingress_port, pkt.priority};
+          if (std::find(h.from.begin(), h.from.end(), from) == h.from.end()) h.from.push_back(from);
+        }
+        held.push_back(std::move(h));
       }
     }
   }
-  // Edges: held[i] (A -> B) waits for held[j] at B holding a packet that came from A.
+  return held;
+}
+
+// Over several ranks: every rank's held queues, in the order one process finds them.
+void FaultInjector::gather_held(std::vector<Held>& held, Time& next_due) const {
+  RankGroup& ranks = *net_.sim().ranks();
+  Bytes mine;
+  ByteWriter out(mine);
+  out.put(next_due);
+  for (const Held& h : held) {
+    out.put(h.node);
+    out.put(h.port);
+    out.put(h.queue);
+    out.put(h.pause_started);
+    out.put(static_cast<uint32_t>(h.from.size()));
+    out.put_raw(h.from.data(), h.from.size() * sizeof(h.from[0]));
+  }
+  held.clear();
+  for (const Bytes& theirs : ranks.gather_all(std::move(mine))) {
+    ByteReader in(theirs);
+    next_due = std::min(next_due, in.get<Time>());
+    while (!in.done()) {
+      Held h;
+      h.node = in.get<NodeId>();
+      h.port = in.get<PortId>();
+      h.queue = in.get<uint32_t>();
+      h.pause_started = in.get<Time>();
+      h.from.resize(in.get<uint32_t>());
+      in.get_raw(h.from.data(), h.from.size() * sizeof(h.from[0]));
+      held.push_back(std::move(h));
+    }
+  }
+  std::sort(held.begin(), held.end(), [](const Held& a, const Held& b) {
+    return std::tie(a.node, a.port, a.queue) < std::tie(b.node, b.port, b.queue);
+  });
+}
+
+void FaultInjector::check_deadlock() {
+  const Time now = net_.sim().now();
+  Time next_due = Time::never();
+  std::vector<Held> held = held_queues(now, next_due);
+  if (net_.sim().ranks()) gather_held(held, next_due);
+  std::map<uint32_t, std::vector<size_t>> by_node;  // switch -> its entries in held
+  for (size_t i = 0; i < held.size(); ++i) by_node[held[i].node.index()].push_back(i);
+  // Edges: held[i] (A -> B) waits for held[j] at B holding a packet that came from A, in
+  // the class A's queue is paused for.
   const size_t n = held.size();
   std::vector<std::vector<size_t>> waits(n);
   for (size_t i = 0; i < n; ++i) {
@@ -359,11 +433,8 @@ void FaultInjector::check_deadlock() {
     const auto it = by_node.find(b.index());
     if (it == by_node.end()) continue;
     for (size_t j : it->second) {
-      const EgressPort& qb = net_.node(b).port(held[j].port);
-      for (size_t k = 0; k < qb.queue_packets(held[j].queue); ++k) {
-        // A packet that came from A in the class A's queue is paused for.
-        const Packet& p = net_.pool()[qb.queued_packet(held[j].queue, k).index()];
-        if (p.ingress_port == b_in && qa.queue_of(p) == held[i].queue) {
+      for (const auto& [in_port, priority] : held[j].from) {
+        if (in_port == b_in && qa.queue_of_priority(priority) == held[i].queue) {
           waits[i].push_back(j);
           break;
         }
@@ -398,7 +469,7 @@ void FaultInjector::check_deadlock() {
     deadlock_.formed = Time::zero();
     for (size_t i : cycle) {
       const EgressPort& port = net_.node(held[i].node).port(held[i].port);
-      deadlock_.formed = std::max(deadlock_.formed, port.pause_started(held[i].queue));
+      deadlock_.formed = std::max(deadlock_.formed, held[i].pause_started);
       deadlock_.cycle.push_back(
           Deadlock::Queue{held[i].node, held[i].port, port.peer()->id(), held[i].queue});
     }

@@ -140,6 +140,17 @@ class FaultInjector final : public EventHandler, public PauseObserver {
   void watchdog_fire(uint64_t key, uint32_t generation);
   void restore_fire(uint64_t key);
   void check_deadlock();
+  // A paused switch-to-switch queue that counts for the detector, and where its packets
+  // came in (ingress port, priority).
+  struct Held {
+    NodeId node;
+    PortId port;
+    uint32_t queue = 0;
+    Time pause_started;
+    std::vector<std::pair<PortId, Priority>> from;
+  };
+  std::vector<Held> held_queues(Time now, Time& next_due) const;
+  void gather_held(std::vector<Held>& held, Time& next_due) const;
 
   Network& net_;
   FaultsConfig cfg_;

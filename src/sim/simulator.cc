@@ -41,6 +41,9 @@ SimPartition& Simulator::parallel_cur() const {
 uint64_t Simulator::events_processed() const {
   uint64_t n = 0;
   for_each_partition([&](const SimPartition& p) { n += p.events_processed; });
+  // Every rank runs the global LP's events: rank 0 counts them, so that the ranks' counts
+  // add up to the run's.
+  if (ranks_ && ranks_->rank() != 0) n -= parts_.back()->events_processed;
   return n;
 }
 

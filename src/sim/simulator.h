@@ -111,6 +111,7 @@ class Simulator {
   Simulator& operator=(const Simulator&) = delete;
 
   [[gnu::always_inline]] Time now() const { return cur().now; }
+  // Over several ranks: this rank's share (the global LP's events at rank 0 only).
   uint64_t events_processed() const;
   size_t pending_events() const;
   // The event list's timing wheel as it stands (it grows in a dense fabric).

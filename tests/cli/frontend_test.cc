@@ -602,6 +602,38 @@ TEST(Compare, MpirunWithTwoRanksGivesTheSameRuns) {
 }
 #endif
 
+#ifdef ROCELAB_TEST_MPIEXEC
+// One run over MPI ranks (issue 52): `mpirun -np K rocelab run` writes, from rank 0 alone,
+// the flows.csv and pfc_events.csv of one process, and prints its table; with 2 threads
+// per rank too. tests/scenario/ranks_test.cc runs the protocol over scheme and fault cases.
+TEST(Run, MpirunWithTwoAndThreeRanksGivesTheRunOfOneProcess) {
+  const fs::path d = temp_dir("run_mpi");
+  const std::string args = "run " + std::string(ROCELAB_SOURCE_DIR) +
+                           "/scenarios/default.yaml --set stop.time=2ms -q --out ";
+  std::string out;
+  ASSERT_EQ(run_cli(args + (d / "one").string(), &out), 0) << out;
+  const std::string prefix =
+      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+      "OMPI_MCA_btl_vader_single_copy_mechanism=none " +
+      std::string(ROCELAB_TEST_MPIEXEC) + " --oversubscribe ";
+  for (const std::string ranks : {"-np 2 ", "-np 3 "}) {
+    for (const std::string threads : {"", " --threads 2"}) {
+      const fs::path dir = d / (std::string("mpi") + ranks[4] + (threads.empty() ? "" : "x2"));
+      ASSERT_EQ(run_cli(args + dir.string() + threads, &out, prefix + ranks), 0) << out;
+      EXPECT_NE(out.find("ecmp+dcqcn+pfc"), std::string::npos) << out;  // the table, once
+      EXPECT_EQ(out.find("ecmp+dcqcn+pfc"), out.rfind("ecmp+dcqcn+pfc")) << out;
+      for (const char* file : {"flows.csv", "pfc_events.csv"})
+        EXPECT_EQ(slurp((dir / file).string()), slurp((d / "one" / file).string()))
+            << ranks << threads << file;
+      const nlohmann::json s = nlohmann::json::parse(slurp((dir / "summary.json").string()));
+      EXPECT_EQ(s["parallel"]["ranks"], ranks == "-np 2 " ? 2 : 3);
+      EXPECT_EQ(s["invariants"], "ok");
+    }
+  }
+  fs::remove_all(d);
+}
+#endif
+
 TEST(Import, Ns3FilesRunAsAScenario) {
   const fs::path d = temp_dir("import");
   // 2 leaves (4, 5) and one spine (6), hosts 0-3: node ids as in the HPCC files.

@@ -139,6 +139,40 @@ TEST(Ranks, CollectiveAndPathPolicyFiguresGatherFromEveryRank) {
   expect_same_over_ranks(kWithPfcLog + "transport: {path_policy: hermes}\n", "ecmp+dcqcn");
 }
 
+// Scripted faults run on every rank, each acting on its own nodes: a link that fails with
+// frames on it (the rank of its far end loses them), and a NIC that storms its switch with
+// PAUSE frames; the deadlock detector (on with events) looks at every rank's queues.
+TEST(Ranks, LinkFailureAndNicStallGiveTheSameResultsOverRanks) {
+  const std::string scenario = kWithPfcLog + R"(events:
+  - {type: link_down, a: leaf1, b: spine0, at: 30us, until: 90us}
+  - {type: nic_stall, host: h5, at: 50us, until: 80us}
+faults:
+  detection_delay: 10us
+)";
+  const Outcome one = run(scenario, "ecmp+dcqcn", 0);
+  ASSERT_GT(one.summary["faults"]["lost_data_packets"].get<uint64_t>(), 0u)
+      << one.summary["faults"];
+  ASSERT_EQ(one.summary["faults"]["routing_changes"].size(), 2u);
+  expect_same_over_ranks(scenario, "ecmp+dcqcn");
+  expect_same_over_ranks(scenario, "conweave+dcqcn", {3});
+}
+
+// A routing change that closes a cycle of paused queues (scenarios/faults/ring5_chords.yaml,
+// five switches each with a host, a partition each): the detector finds the same cycle at
+// the same time over 2 and 3 ranks as in one process.
+TEST(Ranks, DeadlockIsDetectedAtTheSameTimeOverRanks) {
+  const std::string dir = std::string(ROCELAB_SOURCE_DIR) + "/scenarios/faults/";
+  const std::string scenario =
+      with(test::slurp(dir + "ring5_chords.yaml"), "ring5_chords.txt", dir + "ring5_chords.txt");
+  const Outcome one = run(scenario, "ecmp+none", 0);
+  ASSERT_TRUE(one.summary["faults"]["deadlock"]["detected"].get<bool>());
+  for (const uint32_t ranks : {2u, 3u}) {
+    const Outcome many = run(scenario, "ecmp+none", ranks);
+    EXPECT_EQ(many.summary.dump(1), one.summary.dump(1)) << ranks << " ranks";
+    EXPECT_EQ(many.pfc_csv, one.pfc_csv) << ranks << " ranks";
+  }
+}
+
 TEST(Ranks, WhatCannotRunOverRanksIsNamed) {
   auto error_of = [](const std::string& scenario, uint32_t ranks) {
     try {
@@ -148,6 +182,9 @@ TEST(Ranks, WhatCannotRunOverRanksIsNamed) {
     }
     return std::string("no error");
   };
+  EXPECT_NE(error_of(kWithPfcLog + "faults: {pfc_watchdog: {enabled: true}}\n", 2)
+                .find("faults.pfc_watchdog cannot yet run over several MPI ranks"),
+            std::string::npos);
   EXPECT_NE(error_of(test::kRailCollective, 3).find("2 partitions, fewer than the 3 ranks"),
             std::string::npos);
   EXPECT_NE(error_of(with(kWithPfcLog, "pfc_events: true", "timeseries_interval: 10us"), 2)

@@ -170,16 +170,14 @@ void Experiment::set_ranks(RankGroup& group, uint32_t threads, uint32_t partitio
     set_threads(threads, partitions);
     return;
   }
-  // What acts on nodes from outside them, and is not yet carried between ranks.
+  // What reads nodes of several ranks at once: not yet carried between ranks.
   const FaultsConfig& f = spec_.faults;
   auto refuse = [&](const std::string& what) {
     throw std::invalid_argument(what + " cannot yet run over several MPI ranks (" +
                                 std::to_string(group.size()) +
                                 "): run it in one process, with --threads");
   };
-  if (!f.events.empty()) refuse("faults.events");
   if (f.watchdog.enabled) refuse("faults.pfc_watchdog");
-  if (f.deadlock.check_interval > Delta::zero()) refuse("faults.deadlock");
   threads = std::max(threads, 1u);
   if (!cut(threads, partitions == 0 ? group.size() * threads * 4 : partitions, &group))
     throw std::invalid_argument("the network has one edge switch: nothing to spread over " +
