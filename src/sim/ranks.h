@@ -47,10 +47,10 @@ class ByteWriter {
     static_assert(std::is_trivially_copyable_v<T>);
     put_raw(&v, sizeof(T));
   }
+  // insert, not resize: bytes that are written at once are not zeroed first.
   void put_raw(const void* data, size_t n) {
-    const size_t at = out_.size();
-    out_.resize(at + n);
-    if (n) std::memcpy(out_.data() + at, data, n);
+    const auto* bytes = static_cast<const std::byte*>(data);
+    out_.insert(out_.end(), bytes, bytes + n);
   }
 
  private:

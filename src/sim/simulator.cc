@@ -232,9 +232,34 @@ EventKey Simulator::min_over_ranks(EventKey key) const {
   return key;
 }
 
+namespace {
+struct PartitionEvents {
+  uint32_t partition;
+  uint64_t events;
+};
+}  // namespace
+
 bool Simulator::trade_with_ranks(bool asked) {
   const auto nodes = static_cast<uint32_t>(parts_.size() - 1);
+  // Every rank's message to every other starts with what the ranks agree on: its stop ask,
+  // its partitions' smallest key (what it holds or sent), and their window's events.
+  EventKey front = EventQueue::kNoKey;
+  uint32_t mine = 0;
+  for (uint32_t i = 0; i < nodes; ++i) {
+    if (!owned_[i]) continue;
+    front = std::min(front, parts_[i]->front);
+    ++mine;
+  }
   std::vector<Bytes> out(ranks_->size());
+  for (uint32_t r = 0; r < out.size(); ++r) {
+    if (r == ranks_->rank()) continue;
+    ByteWriter w(out[r]);
+    w.put(static_cast<uint8_t>(asked));
+    w.put(front);
+    w.put(mine);
+    for (uint32_t i = 0; i < nodes; ++i)
+      if (owned_[i]) w.put(PartitionEvents{i, parts_[i]->window_events});
+  }
   for (uint32_t s = 0; s < nodes; ++s) {
     if (!owned_[s]) continue;
     for (uint32_t d = 0; d < nodes; ++d) {
@@ -251,7 +276,14 @@ bool Simulator::trade_with_ranks(bool asked) {
   }
   const std::vector<Bytes> in = ranks_->exchange(std::move(out));
   for (uint32_t r = 0; r < in.size(); ++r) {
+    if (r == ranks_->rank()) continue;
     ByteReader rd(in[r]);
+    asked |= rd.get<uint8_t>() != 0;
+    front = std::min(front, rd.get<EventKey>());
+    for (auto n = rd.get<uint32_t>(); n > 0; --n) {
+      const auto pe = rd.get<PartitionEvents>();
+      parts_.at(pe.partition)->window_events = pe.events;
+    }
     while (!rd.done()) {
       const auto d = rd.get<uint32_t>();
       if (d >= nodes || !owned_[d])
@@ -263,14 +295,10 @@ bool Simulator::trade_with_ranks(bool asked) {
       p.front = std::min(p.front, e.key);
     }
   }
-  // Every partition's events of the window (each rank knows its own), and the stop asks.
-  std::vector<uint64_t> counts(nodes + 1, 0);
-  for (uint32_t i = 0; i < nodes; ++i)
-    if (owned_[i]) counts[i] = parts_[i]->window_events;
-  counts[nodes] = asked ? 1 : 0;
-  ranks_->sum_u64(counts);
-  for (uint32_t i = 0; i < nodes; ++i) parts_[i]->window_events = counts[i];
-  return counts[nodes] > 0;
+  // What another rank holds or sent lies at or beyond its front: the smallest front over
+  // the ranks is where the next window may start (what a global event adds aside).
+  agreed_front_ = front;
+  return asked;
 }
 
 void Simulator::route(SimPartition& p, LpId lp, Time when, uint64_t seq,
@@ -406,6 +434,14 @@ bool Simulator::plan_window(Time until) {
   const size_t nodes = parts_.size() - 1;
   uint64_t busiest = 0, events = 0;
   SimPartition& global = *parts_.back();
+  // Over several ranks the global LP's list is the same on every rank: no node event may
+  // add to it (what would, a watchdog's, is refused).
+  if (ranks_)
+    for (const auto& p : parts_)
+      if (!p->outbox[parity_][nodes].empty())
+        throw std::runtime_error(
+            "a node's event scheduled a global event, which a run over several ranks cannot "
+            "carry");
   join_inbox(global, parity_);  // the global LP's events from this window
   // A stop asked for in the window: the window lies between two stop points, so the
   // first after its start is the one after the asking event.
@@ -434,15 +470,17 @@ bool Simulator::plan_window(Time until) {
   }
   if (asked) note_stop(window_start_);
   for (const auto& hook : window_hooks_) hook();
+  bool ran_global = false;
   for (;;) {
     // Each partition's front after its window, lowered by what global events filed since.
     EventKey node_front = EventQueue::kNoKey;
     for (size_t i = 0; i < nodes; ++i) node_front = std::min(node_front, parts_[i]->front);
-    EventKey global_front = global.queue.peek_key();
-    const EventKey own_global_front = global_front;
+    const EventKey global_front = global.queue.peek_key();
     if (ranks_) {  // every rank plans the same window
-      node_front = min_over_ranks(node_front);
-      global_front = min_over_ranks(global_front);
+      if (node_front < agreed_front_)
+        throw std::logic_error("a window hook scheduled a node event over several ranks");
+      // After a global event, what it scheduled on any rank; else what the trade agreed.
+      node_front = ran_global ? min_over_ranks(node_front) : agreed_front_;
     }
     const EventKey first = std::min(node_front, global_front);
     const EventKey bound = run_bound(until);
@@ -451,9 +489,7 @@ bool Simulator::plan_window(Time until) {
       return false;
     }
     if (global_front < node_front) {  // a global event: every node has run up to it
-      // Over several ranks, one that has no such event (one a node of another rank asked
-      // for) waits while its rank runs it.
-      if (own_global_front != global_front) continue;
+      ran_global = true;
       EventEntry e;
       global.queue.take_before(EventQueue::kNoKey, e);
       run_event(global, e);

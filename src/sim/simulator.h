@@ -345,8 +345,9 @@ class Simulator {
   // Every event still in an outbox filed (the run's end).
   void join_all_outboxes();
   // A run over several ranks, between windows: sends the window's events for other ranks'
-  // partitions, files what they sent, and sums the window's events per partition and its
-  // stop requests over the ranks. The smallest of every rank's `key`.
+  // partitions and files what they sent; every rank learns each partition's events of the
+  // window, whether any asked to stop (returned) and the smallest front (agreed_front_).
+  // min_over_ranks: the smallest of every rank's `key`.
   bool trade_with_ranks(bool asked);
   EventKey min_over_ranks(EventKey key) const;
 
@@ -354,6 +355,7 @@ class Simulator {
   RemoteEventCodec* codec_ = nullptr;
   std::vector<uint32_t> partition_rank_;
   std::vector<uint8_t> owned_;  // by partition: this rank runs it
+  EventKey agreed_front_ = 0;   // the smallest front over the ranks, after the last trade
 
   std::vector<HandlerEntry> handlers_;
   std::vector<LpId> handler_lp_;  // by target

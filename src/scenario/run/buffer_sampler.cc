@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 namespace rocelab {
 
@@ -14,6 +15,7 @@ void BufferSampler::on_event(uint32_t, uint64_t) {
   if (stopped_) return;
   Network& net = exp_.network();
   for (NodeId s : net.switches()) {
+    if (!net.owns(s)) continue;  // its rank samples it
     const Node& node = net.node(s);
     int64_t bytes = 0;
     for (size_t p = 0; p < node.port_count(); ++p)
@@ -21,6 +23,17 @@ void BufferSampler::on_event(uint32_t, uint64_t) {
     samples_bytes_.push_back(bytes);
   }
   exp_.sim().schedule_in(interval_, handler_, 0);
+}
+
+void BufferSampler::gather_over_ranks(RankGroup& ranks) {
+  Bytes mine(samples_bytes_.size() * sizeof(int64_t));
+  if (!mine.empty()) std::memcpy(mine.data(), samples_bytes_.data(), mine.size());
+  samples_bytes_.clear();
+  for (const Bytes& theirs : ranks.gather_all(std::move(mine))) {
+    const size_t at = samples_bytes_.size();
+    samples_bytes_.resize(at + theirs.size() / sizeof(int64_t));
+    if (!theirs.empty()) std::memcpy(&samples_bytes_[at], theirs.data(), theirs.size());
+  }
 }
 
 nlohmann::json BufferSampler::summary() const {

@@ -17,6 +17,9 @@ class BufferSampler final : public EventHandler {
   BufferSampler(Experiment& exp, Delta interval);
   void on_event(uint32_t kind, uint64_t arg) override;
   void finish() { stopped_ = true; }  // the run is over; the drain is not sampled
+  // Over several ranks each samples its own switches: every rank's samples, on every rank
+  // (a collective). Before summary().
+  void gather_over_ranks(RankGroup& ranks);
   // interval_ns, samples, mean/p50/p90/p99/max in KB, and cdf_kb: the 0th, 5th, ...,
   // 100th percentiles. Nearest-rank percentiles, as every other in summary.json.
   nlohmann::json summary() const;

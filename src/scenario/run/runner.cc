@@ -115,15 +115,6 @@ nlohmann::json run_scenario(ScenarioConfig& c, const RunOptions& o) {
   try {
     if (ranks) {
       // Recorders that look at every node from outside it (not yet carried between ranks).
-      // Samplers that look at every node from outside it: not yet carried between ranks.
-      const char* sampler = buffers ? "outputs.buffer_sample_interval"
-                            : c.outputs.timeseries_interval > Delta::zero()
-                                ? "outputs.timeseries_interval"
-                                : nullptr;
-      if (sampler)
-        throw std::invalid_argument(std::string(sampler) +
-                                    " cannot yet run over several MPI ranks: run it in one "
-                                    "process, with --threads");
       exp.set_ranks(*ranks, o.threads, o.partitions);
     } else {
       exp.set_threads(o.threads, o.partitions);
@@ -178,6 +169,7 @@ nlohmann::json run_scenario(ScenarioConfig& c, const RunOptions& o) {
   exp.gather_results();
   nlohmann::json summary = make_summary(c, exp, total, !interrupted);
   if (buffers) {
+    if (ranks) buffers->gather_over_ranks(*ranks);
     summary["switch_buffer"] = buffers->summary();
     summary["switch_buffer_p99_kb"] = summary["switch_buffer"]["p99_kb"];
   }

@@ -121,35 +121,76 @@ void TimeSeriesRecorder::sample() {
   const std::string t = ns_text(now.ps);
   const double secs = cfg_.timeseries_interval.seconds();
   Network& net = exp_.network();
+  // Each file's rows by the port or flow they are of: a rank has those of its own nodes
+  // (a flow's at its receiver), and rank 0 writes every rank's in that order.
+  std::vector<Row> rows;
+  auto row = [&](File file, size_t index) -> std::string& {
+    rows.push_back(Row{file, static_cast<uint32_t>(index), t + ','});
+    return rows.back().text;
+  };
   for (size_t i = 0; i < ports_.size(); ++i) {
+    if (!net.owns(ports_[i].node)) continue;
     const Node& node = net.node(ports_[i].node);
     const EgressPort& port = node.port(ports_[i].port);
     const uint64_t bytes = port.counters().tx_data_bytes;
     const uint64_t delta = bytes - last_port_bytes_[i];
     last_port_bytes_[i] = bytes;
     const double bps = static_cast<double>(delta) * 8 / secs;
-    if (delta > 0 && links_.is_open())
-      links_ << t << ',' << node.name() << ',' << ports_[i].port.index() << ','
-             << port.peer()->name() << ',' << fmt::format("{:.4f}", bps / port.rate_bps()) << '\n';
-    if (delta > 0 && ports_[i].edge_uplink && paths_.is_open())
-      paths_ << t << ',' << node.name() << ',' << ports_[i].port.index() << ','
-             << port.peer()->name() << ',' << fmt::format("{:.3f}", bps / 1e9) << '\n';
-    if (queues_.is_open() && port.data_queue_bytes() > 0)
-      queues_ << t << ',' << node.name() << ',' << ports_[i].port.index() << ','
-              << port.data_queue_bytes() << '\n';
+    const std::string where = node.name() + ',' + std::to_string(ports_[i].port.index()) + ',';
+    if (delta > 0 && cfg_.link_utilization)
+      row(kLinks, i) += where + port.peer()->name() + ',' +
+                        fmt::format("{:.4f}", bps / static_cast<double>(port.rate_bps())) + '\n';
+    if (delta > 0 && ports_[i].edge_uplink && cfg_.path_throughput)
+      row(kPaths, i) += where + port.peer()->name() + ',' + fmt::format("{:.3f}", bps / 1e9) + '\n';
+    if (cfg_.queue_length && port.data_queue_bytes() > 0)
+      row(kQueues, i) += where + std::to_string(port.data_queue_bytes()) + '\n';
   }
-  if (flows_.is_open()) {
+  if (cfg_.flow_throughput) {
     RdmaTransport& tr = exp_.transport();
     last_flow_bytes_.resize(tr.flow_count(), 0);
     for (size_t f = 0; f < tr.flow_count(); ++f) {
-      const uint64_t b = tr.delivered_bytes(FlowId(static_cast<uint32_t>(f)));
+      const FlowId id(static_cast<uint32_t>(f));
+      if (!net.owns(tr.record(id).dst)) continue;
+      const uint64_t b = tr.delivered_bytes(id);
       if (b == last_flow_bytes_[f]) continue;
-      flows_ << t << ',' << f << ','
-             << fmt::format("{:.3f}", static_cast<double>(b - last_flow_bytes_[f]) * 8 / secs / 1e9)
-             << '\n';
+      row(kFlows, f) +=
+          std::to_string(f) + ',' +
+          fmt::format("{:.3f}", static_cast<double>(b - last_flow_bytes_[f]) * 8 / secs / 1e9) +
+          '\n';
       last_flow_bytes_[f] = b;
     }
   }
+  if (ranks_) gather_rows(rows);
+  if (!writes_) return;
+  std::ofstream* files[] = {&links_, &paths_, &queues_, &flows_};
+  for (const Row& r : rows) *files[r.file] << r.text;
+}
+
+void TimeSeriesRecorder::gather_rows(std::vector<Row>& rows) const {
+  Bytes mine;
+  ByteWriter out(mine);
+  for (const Row& r : rows) {
+    out.put(r.file);
+    out.put(r.index);
+    out.put(static_cast<uint32_t>(r.text.size()));
+    out.put_raw(r.text.data(), r.text.size());
+  }
+  rows.clear();
+  for (const Bytes& theirs : ranks_->gather_all(std::move(mine))) {
+    ByteReader in(theirs);
+    while (!in.done()) {
+      Row r;
+      r.file = in.get<File>();
+      r.index = in.get<uint32_t>();
+      r.text.resize(in.get<uint32_t>());
+      in.get_raw(r.text.data(), r.text.size());
+      rows.push_back(std::move(r));
+    }
+  }
+  // One process's order: by file, then port or flow (each is one rank's).
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    return a.file != b.file ? a.file < b.file : a.index < b.index;
+  });
 }
 
 void TimeSeriesRecorder::finish() {

@@ -35,6 +35,13 @@ class TimeSeriesRecorder final : public EventHandler {
     bool edge_uplink;
   };
   void sample();
+  enum File : uint8_t { kLinks, kPaths, kQueues, kFlows };
+  struct Row {
+    File file;
+    uint32_t index;  // the port's (ports_) or the flow's
+    std::string text;
+  };
+  void gather_rows(std::vector<Row>& rows) const;
   void write_pfc(const PfcEvent& e);
   // A parallel run's PFC event, with the key of the event that made it and its place
   // among that event's records.
