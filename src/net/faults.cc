@@ -15,6 +15,7 @@ FaultInjector::FaultInjector(Network& net, const FaultsConfig& cfg)
     : net_(net),
       cfg_(cfg),
       handler_(net.sim().add_handler(this, kGlobalLp)),
+      node_handler_(net.sim().add_handler(this, kAnyLp)),
       link_down_(net.topology().links.size(), 0),
       active_(cfg.events.size(), 0),
       ended_(cfg.events.size(), 0),
@@ -271,12 +272,56 @@ void FaultInjector::on_pause_change(EgressPort& port, size_t queue, bool paused)
   ++w.generation;  // a pause that ends cancels its detection
   if (paused) {
     const uint64_t key = port_key(port) * 32 + queue;
-    net_.sim().schedule_in(cfg_.watchdog.detection_time, handler_, kWatchdog,
+    net_.sim().schedule_in(cfg_.watchdog.detection_time, node_handler_, kWatchdog,
                            (key << 32) | w.generation);
   }
 }
 
+// The watchdog's timers are its switch's own events (they act on its port alone): in a
+// parallel run each partition logs what its switches' watchdogs did, with the key of the
+// event that did it, and fold_lanes merges the logs into a serial run's order.
+void FaultInjector::log_watchdog(const WatchdogAction& a) {
+  Simulator& sim = net_.sim();
+  if (!sim.parallel()) {  // made in the serial order
+    watchdog_log_.push_back(a);
+    return;
+  }
+  watchdog_lanes_.local().push_back(KeyedAction{sim.current_event_key(), a});
+}
+
+void FaultInjector::fold_lanes() {
+  std::vector<KeyedAction> merged;
+  for (uint32_t lane = 0; lane < watchdog_lanes_.lanes(); ++lane) {
+    std::vector<KeyedAction>& mine = watchdog_lanes_.lane(lane);
+    merged.insert(merged.end(), mine.begin(), mine.end());
+    mine.clear();
+  }
+  std::sort(merged.begin(), merged.end(),
+            [](const KeyedAction& a, const KeyedAction& b) { return a.key < b.key; });
+  pending_actions_.insert(pending_actions_.end(), merged.begin(), merged.end());
+  if (net_.sim().ranks()) return;  // gather_over_ranks merges every rank's
+  for (const KeyedAction& k : pending_actions_) watchdog_log_.push_back(k.action);
+  pending_actions_.clear();
+}
+
+void FaultInjector::gather_over_ranks(RankGroup& ranks) {
+  fold_lanes();
+  Bytes mine(pending_actions_.size() * sizeof(KeyedAction));
+  if (!mine.empty()) std::memcpy(mine.data(), pending_actions_.data(), mine.size());
+  pending_actions_.clear();
+  std::vector<KeyedAction> all;
+  for (const Bytes& theirs : ranks.gather_all(std::move(mine))) {
+    const size_t at = all.size();
+    all.resize(at + theirs.size() / sizeof(KeyedAction));
+    if (!theirs.empty()) std::memcpy(&all[at], theirs.data(), theirs.size());
+  }
+  std::sort(all.begin(), all.end(),
+            [](const KeyedAction& a, const KeyedAction& b) { return a.key < b.key; });
+  for (const KeyedAction& k : all) watchdog_log_.push_back(k.action);
+}
+
 void FaultInjector::set_lanes(uint32_t partitions) {
+  watchdog_lanes_.set_lanes(partitions, {});
   check_asked_.set_lanes(partitions, EventQueue::kNoKey);
   net_.sim().add_window_hook([this] { merge_check_requests(); });
 }
@@ -317,11 +362,10 @@ void FaultInjector::watchdog_fire(uint64_t key, uint32_t generation) {
   if (!port.paused(queue)) return;
   w.storm = true;
   w.last_ignored_pause = net_.sim().now();
-  watchdog_log_.push_back(
-      WatchdogAction{net_.sim().now(), node, port_id, static_cast<uint32_t>(queue), true});
+  log_watchdog(WatchdogAction{net_.sim().now(), node, port_id, static_cast<uint32_t>(queue), true});
   port.set_queue_watchdog(
       queue, cfg_.watchdog.action == "forward" ? WatchdogMode::kForward : WatchdogMode::kDrop);
-  net_.sim().schedule_in(cfg_.watchdog.restoration_time, handler_, kRestore, key);
+  net_.sim().schedule_in(cfg_.watchdog.restoration_time, node_handler_, kRestore, key);
 }
 
 void FaultInjector::restore_fire(uint64_t key) {
@@ -329,13 +373,13 @@ void FaultInjector::restore_fire(uint64_t key) {
   if (!w.storm) return;
   const Time quiet_until = w.last_ignored_pause + cfg_.watchdog.restoration_time;
   if (net_.sim().now() < quiet_until) {
-    net_.sim().schedule(quiet_until, handler_, kRestore, key);  // PAUSEs kept coming
+    net_.sim().schedule(quiet_until, node_handler_, kRestore, key);  // PAUSEs kept coming
     return;
   }
   w.storm = false;
   const auto [node, port_id] = key_port_[key / 32];
   const size_t queue = key % 32;
-  watchdog_log_.push_back(
+  log_watchdog(
       WatchdogAction{net_.sim().now(), node, port_id, static_cast<uint32_t>(queue), false});
   net_.node(node).port(port_id).set_queue_watchdog(queue, WatchdogMode::kOff);
 }

@@ -97,8 +97,13 @@ class FaultInjector final : public EventHandler, public PauseObserver {
 
   void on_event(uint32_t kind, uint64_t arg) override;
   void on_pause_change(EgressPort& port, size_t queue, bool paused) override;
-  // A lane per partition of a parallel run (Experiment::set_threads).
+  // A lane per partition of a parallel run (Experiment::set_threads); the watchdog's logs
+  // of the partitions merged into watchdog_actions() (between runs).
   void set_lanes(uint32_t partitions);
+  void fold_lanes();
+  // Over several ranks, after the run: every rank's watchdog actions, in one process's
+  // order (a collective).
+  void gather_over_ranks(RankGroup& ranks);
   void on_ignored_pause(EgressPort& port, size_t queue) override;
 
   const FaultsConfig& config() const { return cfg_; }
@@ -154,10 +159,18 @@ class FaultInjector final : public EventHandler, public PauseObserver {
 
   Network& net_;
   FaultsConfig cfg_;
-  uint32_t handler_;
+  uint32_t handler_;                // global events: scripted faults, the detector's looks
+  uint32_t node_handler_;           // the watchdog's timers, at their switch (kAnyLp)
   std::vector<uint8_t> link_down_;  // by link: routing treats it as failed
   std::vector<RoutingChange> routing_changes_;
   std::vector<WatchdogAction> watchdog_log_;
+  struct KeyedAction {
+    EventKey key;  // of the event that did it: the serial order
+    WatchdogAction action;
+  };
+  PerLane<std::vector<KeyedAction>> watchdog_lanes_;
+  std::vector<KeyedAction> pending_actions_;  // folded, not yet gathered over ranks
+  void log_watchdog(const WatchdogAction& a);
   uint64_t storm_pause_frames_ = 0;
   std::vector<uint8_t> active_;                      // by event: started, not ended
   std::vector<uint8_t> ended_;                       // by event: its fault ended

@@ -170,14 +170,6 @@ void Experiment::set_ranks(RankGroup& group, uint32_t threads, uint32_t partitio
     set_threads(threads, partitions);
     return;
   }
-  // What reads nodes of several ranks at once: not yet carried between ranks.
-  const FaultsConfig& f = spec_.faults;
-  auto refuse = [&](const std::string& what) {
-    throw std::invalid_argument(what + " cannot yet run over several MPI ranks (" +
-                                std::to_string(group.size()) +
-                                "): run it in one process, with --threads");
-  };
-  if (f.watchdog.enabled) refuse("faults.pfc_watchdog");
   threads = std::max(threads, 1u);
   if (!cut(threads, partitions == 0 ? group.size() * threads * 4 : partitions, &group))
     throw std::invalid_argument("the network has one edge switch: nothing to spread over " +
@@ -247,11 +239,6 @@ bool Experiment::cut(uint32_t threads, uint32_t partitions, RankGroup* group) {
                                   std::to_string(check.ps / 1000) +
                                   " ns) are shorter than a window (the cut links' delay, " +
                                   std::to_string(plan.lookahead.ps / 1000) + " ns)");
-    if (f.watchdog.enabled && f.watchdog.detection_time < plan.lookahead)
-      throw std::invalid_argument("--threads: faults.pfc_watchdog.detection_time (" +
-                                  std::to_string(f.watchdog.detection_time.ps / 1000) +
-                                  " ns) is shorter than a window (the cut links' delay, " +
-                                  std::to_string(plan.lookahead.ps / 1000) + " ns)");
     faults_->set_lanes(plan.count);
   }
   net_->set_lanes(plan.count);
@@ -272,6 +259,7 @@ void Experiment::gather_results() {
   gathered_ = true;
   net_->gather_over_ranks(*ranks, sim_.now());
   transport_->gather_over_ranks(*ranks);
+  if (faults_) faults_->gather_over_ranks(*ranks);
 }
 
 void Experiment::count_finished_over_ranks() {
@@ -297,6 +285,7 @@ RunStats Experiment::run(Time until) {
   if (!over) sim_.run_until(end);
   net_->fold_counters();
   transport_->fold_lanes();
+  if (faults_) faults_->fold_lanes();
   RunStats st;
   st.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   st.events = sim_.events_processed() - events0;

@@ -86,7 +86,8 @@ class Experiment {
   // running its share of the partitions on `threads` threads, with the same results as one
   // process. Every rank builds the same experiment and calls this and run() alike; the
   // results are complete once gathered (gather_results). `partitions`: 0, four per thread
-  // of every rank. Throws std::invalid_argument for what cannot yet run over ranks (faults).
+  // of every rank. Throws std::invalid_argument for a network that cuts into fewer partitions than
+  // ranks.
   void set_ranks(RankGroup& group, uint32_t threads, uint32_t partitions = 0);
   // Partition i's rank: contiguous runs, as even as the count allows.
   static std::vector<uint32_t> deal_to_ranks(uint32_t partitions, uint32_t ranks);
@@ -104,6 +105,7 @@ class Experiment {
     sim_.run_until(Time::never());
     net_->fold_counters();
     transport_->fold_lanes();
+    if (faults_) faults_->fold_lanes();
   }
 
   Simulator& sim() { return sim_; }
