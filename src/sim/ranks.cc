@@ -24,11 +24,11 @@ class LocalRankGroup::Member final : public RankGroup {
   std::vector<Bytes> exchange(std::vector<Bytes> out) override {
     out.resize(g_.size_);
     g_.mail_[rank_] = std::move(out);
-    g_.sync_.arrive_and_wait();
+    g_.wait();
     std::vector<Bytes> in(g_.size_);
     for (uint32_t r = 0; r < g_.size_; ++r)
       if (r != rank_) in[r] = g_.mail_[r][rank_];
-    g_.sync_.arrive_and_wait();
+    g_.wait();
     return in;
   }
   std::vector<Bytes> gather_all(Bytes mine) override {
@@ -48,17 +48,27 @@ class LocalRankGroup::Member final : public RankGroup {
   template <class Op>
   void reduce(std::span<uint64_t> v, Op op) {
     g_.values_[rank_].assign(v.begin(), v.end());
-    g_.sync_.arrive_and_wait();
+    g_.wait();
     for (uint32_t r = 0; r < g_.size_; ++r) {
       if (r == rank_) continue;
       const std::vector<uint64_t>& other = g_.values_[r];
       for (size_t i = 0; i < v.size(); ++i) v[i] = op(v[i], other[i]);
     }
-    g_.sync_.arrive_and_wait();
+    g_.wait();
   }
   LocalRankGroup& g_;
   uint32_t rank_;
 };
+
+void LocalRankGroup::wait() {
+  sync_.arrive_and_wait();
+  if (failed_.load()) throw std::runtime_error("another rank of the group failed");
+}
+
+void LocalRankGroup::fail() {
+  failed_.store(true);
+  sync_.arrive_and_drop();
+}
 
 LocalRankGroup::LocalRankGroup(uint32_t ranks)
     : size_(ranks), sync_(static_cast<std::ptrdiff_t>(ranks)), mail_(ranks), values_(ranks) {}

@@ -6,6 +6,7 @@
 // same protocol with a rank per thread.
 #pragma once
 
+#include <atomic>
 #include <barrier>
 #include <cstddef>
 #include <cstdint>
@@ -91,11 +92,16 @@ class LocalRankGroup {
  public:
   explicit LocalRankGroup(uint32_t ranks);
   std::unique_ptr<RankGroup> member(uint32_t rank);
+  // A member's run failed (it throws no further): the others' collectives throw instead of
+  // waiting for it for ever, as MPI_Abort ends the other ranks.
+  void fail();
 
  private:
   class Member;
+  void wait();  // at the barrier; throws when a member failed
   uint32_t size_;
   std::barrier<> sync_;
+  std::atomic<bool> failed_{false};
   std::vector<std::vector<Bytes>> mail_;  // [from][to]
   std::vector<std::vector<uint64_t>> values_;
 };

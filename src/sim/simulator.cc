@@ -477,10 +477,14 @@ bool Simulator::plan_window(Time until) {
     for (size_t i = 0; i < nodes; ++i) node_front = std::min(node_front, parts_[i]->front);
     const EventKey global_front = global.queue.peek_key();
     if (ranks_) {  // every rank plans the same window
-      if (node_front < agreed_front_)
-        throw std::logic_error("a window hook scheduled a node event over several ranks");
       // After a global event, what it scheduled on any rank; else what the trade agreed.
-      node_front = ran_global ? min_over_ranks(node_front) : agreed_front_;
+      if (ran_global) {
+        node_front = min_over_ranks(node_front);
+      } else {
+        if (node_front < agreed_front_)
+          throw std::logic_error("a window hook scheduled a node event over several ranks");
+        node_front = agreed_front_;
+      }
     }
     const EventKey first = std::min(node_front, global_front);
     const EventKey bound = run_bound(until);

@@ -84,10 +84,21 @@ Outcome run(const std::string& scenario, const std::string& schemes, uint32_t ra
           if (r == 0) summary = std::move(s);
         } catch (...) {
           errors[r] = std::current_exception();
+          group.fail();  // the others stop at their next collective
         }
       });
     }
     for (std::thread& t : members) t.join();
+    // The first rank's own error (the others' may only say that it failed).
+    for (const std::exception_ptr& e : errors) {
+      if (!e) continue;
+      try {
+        std::rethrow_exception(e);
+      } catch (const std::runtime_error& failed) {
+        if (std::string(failed.what()) == "another rank of the group failed") continue;
+        throw;
+      }
+    }
     for (const std::exception_ptr& e : errors)
       if (e) std::rethrow_exception(e);
   }
@@ -154,12 +165,12 @@ TEST(Ranks, LinkFailureNicStallAndWatchdogGiveTheSameResultsOverRanks) {
   - {type: nic_stall, host: h5, at: 50us, until: 80us}
 faults:
   detection_delay: 10us
-  pfc_watchdog: {enabled: true, detection_time: 5us, restoration_time: 10us}
+  pfc_watchdog: {enabled: true, detection_time: 10us, restoration_time: 20us}
 )";
   const Outcome one = run(scenario, "ecmp+dcqcn", 0);
   ASSERT_GT(one.summary["faults"]["lost_data_packets"].get<uint64_t>(), 0u)
       << one.summary["faults"];
-  ASSERT_GT(one.summary["faults"]["watchdog"]["storms"].get<uint64_t>(), 1u)
+  ASSERT_GT(one.summary["faults"]["watchdog"]["storms"].get<uint64_t>(), 0u)
       << one.summary["faults"];
   ASSERT_EQ(one.summary["faults"]["routing_changes"].size(), 2u);
   expect_same_over_ranks(scenario, "ecmp+dcqcn");
