@@ -186,10 +186,11 @@ int run_over_mpi_ranks(ScenarioConfig& c, RunOptions o, int* argc, char*** argv)
       }
     }
   } catch (const ConfigError& e) {
-    // Every rank finds a scenario's error alike: each says it once, rank 0 for all.
-    if (root) std::fprintf(stderr, "rocelab: error: %s\n", e.what());
-    finish_mpi_ranks();
-    return 2;
+    // A rank may find an error the others do not (a file missing on its machine) while
+    // they wait in a collective: every rank that finds one ends them all.
+    std::fprintf(stderr, "rocelab: error%s: %s\n",
+                 root ? "" : (" on rank " + std::to_string(ranks->rank())).c_str(), e.what());
+    abort_mpi_ranks(2);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "rocelab: error on rank %u: %s\n", ranks->rank(), e.what());
     abort_mpi_ranks(1);

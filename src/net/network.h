@@ -55,6 +55,8 @@ class Network {
   // ranks' counters added to this one's, and the counters of the ports and the scheme
   // figures of the switches they ran taken from them (ports' paused time up to `now`).
   void gather_over_ranks(RankGroup& group, Time now);
+  // After the drain that follows: the flows any rank marked HOL-blocked (flows.csv).
+  void gather_hol_blocked_over_ranks(RankGroup& group);
   // Switch s's load balancer, flow control and switch features' figures: its own, or
   // those of the rank that ran it.
   void add_switch_stats(NodeId s, std::vector<SchemeStat>& lb, std::vector<SchemeStat>& fc,

@@ -1,5 +1,7 @@
 // The network's results after a run over several ranks (issue 52, sim/ranks.h): each rank
 // counted what its own nodes did; every rank ends with every rank's counts.
+#include <algorithm>
+#include <cstring>
 #include <string>
 
 #include "net/network.h"
@@ -81,6 +83,18 @@ void Network::gather_over_ranks(RankGroup& group, Time now) {
     if (!in.done())
       throw std::runtime_error("rank " + std::to_string(r) +
                                " sent more network results than read");
+  }
+}
+
+void Network::gather_hol_blocked_over_ranks(RankGroup& group) {
+  fold_counters();
+  std::vector<uint8_t>& marks = ctx_->counter_lanes.merged().hol_blocked_flows;
+  Bytes mine(marks.size());
+  if (!marks.empty()) std::memcpy(mine.data(), marks.data(), marks.size());
+  for (const Bytes& theirs : group.gather_all(std::move(mine))) {
+    if (theirs.size() > marks.size()) marks.resize(theirs.size(), 0);
+    for (size_t f = 0; f < theirs.size(); ++f)
+      marks[f] = std::max(marks[f], static_cast<uint8_t>(theirs[f]));
   }
 }
 

@@ -250,6 +250,24 @@ bool Simulator::trade_with_ranks(bool asked) {
     front = std::min(front, parts_[i]->front);
     ++mine;
   }
+  // The frames for other ranks first: what a global event sent (route_from_global_over_
+  // ranks) may lie before its partition's front as its window left it.
+  std::vector<Bytes> frames(ranks_->size());
+  for (uint32_t s = 0; s < nodes; ++s) {
+    if (!owned_[s]) continue;
+    for (uint32_t d = 0; d < nodes; ++d) {
+      if (owned_[d]) continue;
+      std::vector<EventEntry>& box = parts_[s]->outbox[parity_][d];
+      if (box.empty()) continue;
+      ByteWriter w(frames[partition_rank_[d]]);
+      for (const EventEntry& e : box) {
+        front = std::min(front, e.key);
+        w.put(d);
+        codec_->encode(e, w);
+      }
+      box.clear();
+    }
+  }
   std::vector<Bytes> out(ranks_->size());
   for (uint32_t r = 0; r < out.size(); ++r) {
     if (r == ranks_->rank()) continue;
@@ -259,20 +277,7 @@ bool Simulator::trade_with_ranks(bool asked) {
     w.put(mine);
     for (uint32_t i = 0; i < nodes; ++i)
       if (owned_[i]) w.put(PartitionEvents{i, parts_[i]->window_events});
-  }
-  for (uint32_t s = 0; s < nodes; ++s) {
-    if (!owned_[s]) continue;
-    for (uint32_t d = 0; d < nodes; ++d) {
-      if (owned_[d]) continue;
-      std::vector<EventEntry>& box = parts_[s]->outbox[parity_][d];
-      if (box.empty()) continue;
-      ByteWriter w(out[partition_rank_[d]]);
-      for (const EventEntry& e : box) {
-        w.put(d);
-        codec_->encode(e, w);
-      }
-      box.clear();
-    }
+    w.put_raw(frames[r].data(), frames[r].size());
   }
   const std::vector<Bytes> in = ranks_->exchange(std::move(out));
   for (uint32_t r = 0; r < in.size(); ++r) {
@@ -317,7 +322,7 @@ void Simulator::route(SimPartition& p, LpId lp, Time when, uint64_t seq,
   const EventKey key = make_event_key(when.ps, seq);
   // The global LP runs between windows, when no worker runs: it files events directly.
   if (tls_partition_ == nullptr) {
-    if (ranks_ && !owned_[dest]) return;  // its own rank runs the same global event
+    if (ranks_ && !route_from_global_over_ranks(p.current_lp, dest, key, payload)) return;
 
     d.queue.push_keyed(when, seq, payload);
     d.front = std::min(d.front, key);
@@ -326,6 +331,23 @@ void Simulator::route(SimPartition& p, LpId lp, Time when, uint64_t seq,
   if (key < window_end_) crossed_inside_window(p, lp, when);
   p.outbox[parity_][dest].push_back(EventEntry{key, payload});
   if (dest != global) p.sent_front = std::min(p.sent_front, key);
+}
+
+// Over several ranks every rank runs the global LP's events. What one schedules as the
+// global LP, every rank schedules alike: a rank keeps it for its own partitions. What it
+// schedules as a node (run_as: a fault acting on a port) only the node's rank may keep; for
+// another rank's partition (a frame the port then starts on a cut link) it waits in the
+// node's outbox for the next window's trade, and counts in the node's front.
+bool Simulator::route_from_global_over_ranks(LpId from, uint32_t dest, EventKey key,
+                                             const EventPayload& payload) {
+  if (from == kGlobalLp) return owned_[dest];
+  const uint32_t source = lp_partition_[from];
+  if (!owned_[source]) return false;  // the node's own rank does it
+  if (owned_[dest]) return true;
+  SimPartition& s = *parts_[source];
+  s.outbox[parity_ ^ 1][dest].push_back(EventEntry{key, payload});  // the next window's
+  s.front = std::min(s.front, key);
+  return false;
 }
 
 void Simulator::join_inbox(SimPartition& d, uint32_t parity) {

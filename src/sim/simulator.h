@@ -350,6 +350,10 @@ class Simulator {
   // min_over_ranks: the smallest of every rank's `key`.
   bool trade_with_ranks(bool asked);
   EventKey min_over_ranks(EventKey key) const;
+  // A global event's event for partition `dest`, scheduled as LP `from`: whether this rank
+  // files it now (else it is dropped, or waits for the next trade).
+  bool route_from_global_over_ranks(LpId from, uint32_t dest, EventKey key,
+                                    const EventPayload& payload);
 
   RankGroup* ranks_ = nullptr;
   RemoteEventCodec* codec_ = nullptr;

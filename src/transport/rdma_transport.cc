@@ -198,8 +198,10 @@ std::vector<std::pair<uint32_t, uint32_t>> RdmaTransport::dependent_host_pairs()
   std::vector<std::pair<uint32_t, uint32_t>> pairs;
   dag_.for_each_edge([&](FlowId d, FlowDag::Event event, FlowId f) {
     const FlowRecord& awaited = records_[d.index()];
-    // A delivery happens at the receiver; a last byte sent, at the sender.
-    const uint32_t at = (event == FlowDag::kDelivered ? awaited.dst : awaited.src).index();
+    // A delivery happens at the receiver (a flow with nothing to send is delivered as it
+    // starts, at its sender); a last byte sent, at the sender.
+    const bool at_receiver = event == FlowDag::kDelivered && awaited.size_bytes > 0;
+    const uint32_t at = (at_receiver ? awaited.dst : awaited.src).index();
     const uint32_t starts = records_[f.index()].src.index();
     if (at != starts) pairs.emplace_back(std::min(at, starts), std::max(at, starts));
   });

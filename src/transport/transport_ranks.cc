@@ -1,4 +1,5 @@
 // The transport's results after a run over several ranks (issue 52, sim/ranks.h).
+#include <algorithm>
 #include <string>
 
 #include "transport/rdma_transport.h"
@@ -15,12 +16,18 @@ void RdmaTransport::gather_over_ranks(RankGroup& group) {
   const Simulator& s = sim();
   Bytes mine;
   ByteWriter out(mine);
+  // A flow's delivery is known at its receiver, or, with nothing to send, at its sender
+  // (start_flow): both send theirs, the earliest counts.
+  auto delivery_known_at = [&](const FlowRecord& r, uint32_t rank) {
+    return s.rank_of_lp(r.dst.index()) == rank ||
+           (r.size_bytes == 0 && s.rank_of_lp(r.src.index()) == rank);
+  };
   for (const FlowRecord& r : records_) {
     if (s.owns_lp(r.src.index())) {
       out.put(r.start);
       out.put(r.finish);
     }
-    if (s.owns_lp(r.dst.index())) out.put(r.delivered);
+    if (delivery_known_at(r, group.rank())) out.put(r.delivered);
   }
   std::vector<SchemeStat> stats;
   path_->add_stats(stats);
@@ -35,7 +42,7 @@ void RdmaTransport::gather_over_ranks(RankGroup& group) {
         r.start = in.get<Time>();
         r.finish = in.get<Time>();
       }
-      if (s.rank_of_lp(r.dst.index()) == rank) r.delivered = in.get<Time>();
+      if (delivery_known_at(r, rank)) r.delivered = std::min(r.delivered, in.get<Time>());
     }
     const std::vector<SchemeStat> theirs = read_stats(in);
     remote_path_stats_.insert(remote_path_stats_.end(), theirs.begin(), theirs.end());

@@ -177,6 +177,19 @@ faults:
   expect_same_over_ranks(scenario, "conweave+dcqcn", {3});
 }
 
+// One direction of a link fails while the other is paused from across it: the pause, whose
+// XON the dead direction would carry, lapses after its time (a global event), and the port
+// sends again, as its node's event, over a link cut between ranks. Its frames must reach the
+// other rank (they were dropped there, and one packet leaked, before the fix).
+TEST(Ranks, APauseThatLapsesSendsAcrossRanks) {
+  const std::string scenario = kWithPfcLog + R"(events:
+  - {type: link_down, a: leaf3, b: spine1, direction: b_to_a, at: 55us}
+faults:
+  detection_delay: 10us
+)";
+  expect_same_over_ranks(scenario, "ecmp+dcqcn");
+}
+
 // A routing change that closes a cycle of paused queues (scenarios/faults/ring5_chords.yaml,
 // five switches each with a host, a partition each): the detector finds the same cycle at
 // the same time over 2 and 3 ranks as in one process.

@@ -248,6 +248,7 @@ bool Experiment::cut(uint32_t threads, uint32_t partitions, RankGroup* group) {
     codec_ = std::make_unique<CutFrameCodec>(*net_);
     sim_.set_ranks(*group, deal_to_ranks(plan.count, group->size()), *codec_);
     // The last flow to finish may be another rank's: each window, the ranks add up theirs.
+    all_finished_over_ranks_ = transport_->flow_count() == 0;
     sim_.add_window_hook([this] { count_finished_over_ranks(); });
   }
   return true;

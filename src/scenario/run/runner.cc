@@ -174,7 +174,11 @@ nlohmann::json run_scenario(ScenarioConfig& c, const RunOptions& o) {
     summary["switch_buffer_p99_kb"] = summary["switch_buffer"]["p99_kb"];
   }
   std::string invariants = broken_invariant(exp, interrupted);
-  if (ranks) invariants = first_broken_over_ranks(*ranks, invariants);
+  if (ranks) {
+    invariants = first_broken_over_ranks(*ranks, invariants);
+    // What the drain marked (flows.csv's hol_blocked is written after it).
+    exp.network().gather_hol_blocked_over_ranks(*ranks);
+  }
   summary["invariants"] = invariants;
   summary["notes"] = run_notes(summary, exp.transport().config());
   if (!o.out_dir.empty() && (!ranks || ranks->rank() == 0))
