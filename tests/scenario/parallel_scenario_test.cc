@@ -50,14 +50,7 @@ nlohmann::json run_into(ScenarioConfig& c, uint32_t threads, const std::filesyst
 
 Outcome run(const std::string& schemes, uint32_t threads, const std::string& dir_name,
             uint32_t partitions = 0, const std::string& scenario = kScenario) {
-  // lb+cc, or lb+cc+fc.
-  std::vector<std::string> sets;
-  const size_t plus = schemes.find('+');
-  const size_t fc_plus = schemes.find('+', plus + 1);
-  sets.push_back("lb=" + schemes.substr(0, plus));
-  sets.push_back("cc=" + schemes.substr(plus + 1, fc_plus - plus - 1));
-  if (fc_plus != std::string::npos) sets.push_back("fc=" + schemes.substr(fc_plus + 1));
-  ScenarioConfig c = load_scenario_text(scenario, "parallel.yaml", sets);
+  ScenarioConfig c = load_scenario_text(scenario, "parallel.yaml", test::scheme_sets(schemes));
   const std::filesystem::path dir = test::temp_dir(dir_name + std::to_string(threads));
   Outcome out;
   out.summary = run_into(c, threads, dir, partitions);

@@ -3,9 +3,21 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace rocelab {
 namespace test {
+
+// "lb+cc" or "lb+cc+fc" as the --set assignments that choose them.
+inline std::vector<std::string> scheme_sets(const std::string& schemes) {
+  std::vector<std::string> sets;
+  const size_t plus = schemes.find('+');
+  const size_t fc_plus = schemes.find('+', plus + 1);
+  sets.push_back("lb=" + schemes.substr(0, plus));
+  sets.push_back("cc=" + schemes.substr(plus + 1, fc_plus - plus - 1));
+  if (fc_plus != std::string::npos) sets.push_back("fc=" + schemes.substr(fc_plus + 1));
+  return sets;
+}
 
 // Four leaves (four partitions at most), unequal link delays, a Poisson background and an
 // incast that pauses links.

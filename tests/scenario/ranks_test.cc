@@ -29,16 +29,6 @@ struct Outcome {
   nlohmann::json parallel;
 };
 
-std::vector<std::string> scheme_sets(const std::string& schemes) {
-  std::vector<std::string> sets;
-  const size_t plus = schemes.find('+');
-  const size_t fc_plus = schemes.find('+', plus + 1);
-  sets.push_back("lb=" + schemes.substr(0, plus));
-  sets.push_back("cc=" + schemes.substr(plus + 1, fc_plus - plus - 1));
-  if (fc_plus != std::string::npos) sets.push_back("fc=" + schemes.substr(fc_plus + 1));
-  return sets;
-}
-
 Outcome read_outcome(const std::filesystem::path& dir, nlohmann::json summary) {
   Outcome out;
   out.flows_csv = test::slurp((dir / "flows.csv").string());
@@ -56,7 +46,7 @@ Outcome read_outcome(const std::filesystem::path& dir, nlohmann::json summary) {
 // `ranks` ranks of `threads` threads each (0 ranks: one process, one thread).
 Outcome run(const std::string& scenario, const std::string& schemes, uint32_t ranks,
             uint32_t threads = 1, std::vector<std::string> sets = {}) {
-  for (const std::string& s : scheme_sets(schemes)) sets.push_back(s);
+  for (const std::string& s : test::scheme_sets(schemes)) sets.push_back(s);
   const std::filesystem::path dir =
       test::temp_dir("ranks_" + std::to_string(ranks) + "x" + std::to_string(threads));
   nlohmann::json summary;
