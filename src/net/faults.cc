@@ -1,7 +1,6 @@
 #include "net/faults.h"
 
 #include <algorithm>
-#include <cstring>
 #include <functional>
 #include <map>
 #include <tuple>
@@ -306,15 +305,8 @@ void FaultInjector::fold_lanes() {
 
 void FaultInjector::gather_over_ranks(RankGroup& ranks) {
   fold_lanes();
-  Bytes mine(pending_actions_.size() * sizeof(KeyedAction));
-  if (!mine.empty()) std::memcpy(mine.data(), pending_actions_.data(), mine.size());
+  std::vector<KeyedAction> all = gather_values(ranks, pending_actions_);
   pending_actions_.clear();
-  std::vector<KeyedAction> all;
-  for (const Bytes& theirs : ranks.gather_all(std::move(mine))) {
-    const size_t at = all.size();
-    all.resize(at + theirs.size() / sizeof(KeyedAction));
-    if (!theirs.empty()) std::memcpy(&all[at], theirs.data(), theirs.size());
-  }
   std::sort(all.begin(), all.end(),
             [](const KeyedAction& a, const KeyedAction& b) { return a.key < b.key; });
   for (const KeyedAction& k : all) watchdog_log_.push_back(k.action);
@@ -333,16 +325,7 @@ void FaultInjector::merge_check_requests() {
     check_asked_.lane(lane) = EventQueue::kNoKey;
   }
   // Over several ranks, the earliest any rank's pauses asked for: every rank checks then.
-  if (RankGroup* ranks = net_.sim().ranks()) {
-    uint64_t parts[2] = {static_cast<uint64_t>(first >> 64), static_cast<uint64_t>(first)};
-    const std::vector<Bytes> all =
-        ranks->gather_all(Bytes(reinterpret_cast<const std::byte*>(parts),
-                                reinterpret_cast<const std::byte*>(parts) + sizeof(parts)));
-    for (const Bytes& theirs : all) {
-      std::memcpy(parts, theirs.data(), sizeof(parts));
-      first = std::min(first, (EventKey{parts[0]} << 64) | parts[1]);
-    }
-  }
+  if (net_.sim().ranks()) first = net_.sim().min_over_ranks(first);
   if (first == EventQueue::kNoKey || check_pending_ || !deadlock_.cycle.empty()) return;
   check_pending_ = true;
   net_.sim().schedule_reserved(Time{event_key_time(first)}, static_cast<uint64_t>(first), handler_,

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <memory>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include "sim/event.h"
@@ -37,6 +38,21 @@ class RankGroup {
   virtual void min_u64(std::span<uint64_t> values) = 0;
   virtual void sum_u64(std::span<uint64_t> values) = 0;
 };
+
+// Every rank's `mine` (plain values), one after another in rank order, on every rank.
+template <class T>
+std::vector<T> gather_values(RankGroup& ranks, const std::vector<T>& mine) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  Bytes bytes(mine.size() * sizeof(T));
+  if (!bytes.empty()) std::memcpy(bytes.data(), mine.data(), bytes.size());
+  std::vector<T> all;
+  for (const Bytes& theirs : ranks.gather_all(std::move(bytes))) {
+    const size_t at = all.size();
+    all.resize(at + theirs.size() / sizeof(T));
+    if (!theirs.empty()) std::memcpy(&all[at], theirs.data(), theirs.size());
+  }
+  return all;
+}
 
 // Bytes written and read back in one process's layout: ranks run the same binary (MPI
 // runs one build on every rank), so plain values travel as their bytes.

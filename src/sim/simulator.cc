@@ -222,13 +222,8 @@ void Simulator::set_ranks(RankGroup& group, const std::vector<uint32_t>& partiti
 }
 
 EventKey Simulator::min_over_ranks(EventKey key) const {
-  Bytes mine(sizeof(EventKey));
-  std::memcpy(mine.data(), &key, sizeof(EventKey));
-  for (const Bytes& theirs : ranks_->gather_all(std::move(mine))) {
-    EventKey k;
-    std::memcpy(&k, theirs.data(), sizeof(EventKey));
+  for (const EventKey k : gather_values(*ranks_, std::vector<EventKey>{key}))
     key = std::min(key, k);
-  }
   return key;
 }
 

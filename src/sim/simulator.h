@@ -221,6 +221,8 @@ class Simulator {
   void set_ranks(RankGroup& group, const std::vector<uint32_t>& partition_rank,
                  RemoteEventCodec& codec);
   RankGroup* ranks() const { return ranks_; }
+  // Over several ranks, the smallest of every rank's `key` (a collective).
+  EventKey min_over_ranks(EventKey key) const;
   // The rank that runs node LP `lp` (0 in a run of one process).
   uint32_t rank_of_lp(LpId lp) const { return ranks_ ? partition_rank_[lp_partition_[lp]] : 0; }
   // Whether this process runs LP `lp`'s events (always, but in a run over several ranks).
@@ -347,9 +349,7 @@ class Simulator {
   // A run over several ranks, between windows: sends the window's events for other ranks'
   // partitions and files what they sent; every rank learns each partition's events of the
   // window, whether any asked to stop (returned) and the smallest front (agreed_front_).
-  // min_over_ranks: the smallest of every rank's `key`.
   bool trade_with_ranks(bool asked);
-  EventKey min_over_ranks(EventKey key) const;
   // A global event's event for partition `dest`, scheduled as LP `from`: whether this rank
   // files it now (else it is dropped, or waits for the next trade).
   bool route_from_global_over_ranks(LpId from, uint32_t dest, EventKey key,

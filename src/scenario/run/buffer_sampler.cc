@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 
 namespace rocelab {
 
@@ -26,14 +25,7 @@ void BufferSampler::on_event(uint32_t, uint64_t) {
 }
 
 void BufferSampler::gather_over_ranks(RankGroup& ranks) {
-  Bytes mine(samples_bytes_.size() * sizeof(int64_t));
-  if (!mine.empty()) std::memcpy(mine.data(), samples_bytes_.data(), mine.size());
-  samples_bytes_.clear();
-  for (const Bytes& theirs : ranks.gather_all(std::move(mine))) {
-    const size_t at = samples_bytes_.size();
-    samples_bytes_.resize(at + theirs.size() / sizeof(int64_t));
-    if (!theirs.empty()) std::memcpy(&samples_bytes_[at], theirs.data(), theirs.size());
-  }
+  samples_bytes_ = gather_values(ranks, samples_bytes_);
 }
 
 nlohmann::json BufferSampler::summary() const {

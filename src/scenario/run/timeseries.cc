@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstring>
 #include <filesystem>
 
 #include "scenario/results/results.h"
@@ -89,17 +88,10 @@ void TimeSeriesRecorder::write_pfc_records() {
     pfc_merge_.insert(pfc_merge_.end(), records.begin(), records.end());
     records.clear();
   }
-  if (ranks_) {  // every rank's records, to rank 0
-    Bytes mine(pfc_merge_.size() * sizeof(PfcRecord));
-    if (!mine.empty()) std::memcpy(mine.data(), pfc_merge_.data(), mine.size());
-    const std::vector<Bytes> all = ranks_->gather_all(std::move(mine));
+  if (ranks_) pfc_merge_ = gather_values(*ranks_, pfc_merge_);  // every rank's records
+  if (!writes_) {
     pfc_merge_.clear();
-    if (!writes_) return;
-    for (const Bytes& theirs : all) {
-      const size_t at = pfc_merge_.size();
-      pfc_merge_.resize(at + theirs.size() / sizeof(PfcRecord));
-      if (!theirs.empty()) std::memcpy(&pfc_merge_[at], theirs.data(), theirs.size());
-    }
+    return;
   }
   // Each event runs in one partition, so (key, place) is unique: the serial order.
   std::sort(pfc_merge_.begin(), pfc_merge_.end(), [](const PfcRecord& a, const PfcRecord& b) {
