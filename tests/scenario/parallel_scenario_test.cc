@@ -493,8 +493,11 @@ TEST(ParallelScenario, PartitionsOnOneThreadGiveTheSameResults) {
   const double share = cut.parallel["critical_path_share"].get<double>();
   EXPECT_GE(share, 0.5);
   EXPECT_LT(share, 1.0);
+  // barrier_wait_s is what is left of run_s after the timed steps, so on a loaded machine
+  // it holds the timer's noise (4 ms of a 32 ms run was seen under a parallel build); a thread
+  // that waited for a missing second one would hold most of the run.
   EXPECT_LE(cut.parallel["barrier_wait_s"].get<double>(),
-            cut.parallel["run_s"].get<double>() * 0.05 + 1e-3)
+            cut.parallel["run_s"].get<double>() * 0.25 + 2e-3)
       << "one thread waits for no other";
 }
 
