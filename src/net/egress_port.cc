@@ -420,8 +420,8 @@ void EgressPort::on_event(uint32_t kind, uint64_t arg) {
         const Packet& p = pool_[pkt.index()];
         wire_head_ = p.next_on_wire;
         // This delivery runs at the peer's LP, as the next one does.
-        sim_.schedule_reserved_on(sim_.current_lp(), p.next_on_wire_arrival, p.next_on_wire_seq,
-                                  handler_, kDeliver);
+        sim_.schedule_reserved_on(peer_lp_, p.next_on_wire_arrival, p.next_on_wire_seq, handler_,
+                                  kDeliver);
         __builtin_prefetch(&pool_[wire_head_.index()]);  // the peer reads it next
       }
       if (loses_on_delivery_) [[unlikely]] {

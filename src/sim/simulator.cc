@@ -28,6 +28,7 @@ Simulator::Simulator() {
   auto* counts = static_cast<uint64_t*>(std::calloc(size_t{kGlobalLp} + 1, sizeof(uint64_t)));
   if (!counts) throw std::bad_alloc();
   lp_counts_.reset(counts);
+  lp_counts_[kGlobalLp] = uint64_t{kGlobalLp} << kLpSeqBits;
   solo_.queue.reserve(1 << 12);
   enter_lp(solo_, kGlobalLp);
 }
@@ -70,10 +71,28 @@ void Simulator::scheduled_in_past(Time when, Time now) {
   std::abort();
 }
 
-void Simulator::sequence_overflow(const SimPartition& p) const {
-  std::fprintf(stderr, "rocelab: internal error: LP %u scheduled 2^%d events\n", p.current_lp,
-               kLpSeqBits);
+void Simulator::sequence_overflow(LpId lp) const {
+  std::fprintf(stderr, "rocelab: internal error: LP %u scheduled 2^%d events\n", lp, kLpSeqBits);
   std::abort();
+}
+
+void Simulator::name_lps(LpId upto) {
+  for (; lp_count_ < upto; ++lp_count_)
+    lp_counts_[lp_count_] = static_cast<uint64_t>(lp_count_) << kLpSeqBits;
+}
+
+void Simulator::check_sequences() const {
+  for (LpId lp = 0; lp < lp_count_; ++lp)
+    if (origin_lp(lp_counts_[lp]) != lp) sequence_overflow(lp);
+  if (origin_lp(lp_counts_[kGlobalLp]) != kGlobalLp) sequence_overflow(kGlobalLp);
+}
+
+void Simulator::push_parallel(SimPartition& p, LpId lp, Time when, uint64_t seq,
+                              uint32_t target, uint32_t kind, uint64_t arg) {
+  if (when < p.now) [[unlikely]]
+    scheduled_in_past(when, p.now);
+  assert(kind < (1u << kEventKindBits) && lp <= kGlobalLp);
+  route(p, lp, when, seq, EventPayload{target, kind | (lp << kEventKindBits), arg});
 }
 
 void Simulator::crossed_inside_window(const SimPartition& p, LpId lp, Time when) const {
@@ -91,7 +110,7 @@ void Simulator::set_handler_lp(uint32_t target, LpId lp) {
   if (lp != kAnyLp && lp > kGlobalLp)
     throw std::invalid_argument("LP " + std::to_string(lp) + " is beyond the 2^24 a run can have");
   handler_lp_[target] = lp;
-  if (lp < kGlobalLp) lp_count_ = std::max(lp_count_, lp + 1);
+  if (lp < kGlobalLp) name_lps(lp + 1);
 }
 
 void Simulator::arm(TimerSlot& slot, Time when, uint32_t target, uint32_t kind, uint32_t key) {
@@ -370,6 +389,7 @@ void Simulator::run_until(Time until) {
   } else {
     run_parallel(until);
   }
+  check_sequences();
 }
 
 void Simulator::run_serial(SimPartition& p, Time until) {

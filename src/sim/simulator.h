@@ -152,22 +152,33 @@ class Simulator {
   void run_as(LpId lp, Fn&& fn) {
     SimPartition& p = cur();
     const LpId saved = p.current_lp;
+    if (lp != kGlobalLp && lp >= lp_count_) name_lps(lp + 1);
     enter_lp(p, lp);
     fn();
     enter_lp(p, saved);
   }
 
   // Inline: the push is a few instructions, and the call was a tenth of the event list's.
+  // A serial run takes one branch on the way (a parallel run's push is out of line).
   [[gnu::always_inline]] void schedule(Time when, uint32_t target, uint32_t kind,
                                        uint64_t arg = 0) {
-    SimPartition& p = cur();
-    push(p, exec_lp(p, target), when, next_seq(p), target, kind, arg);
+    if (!parallel_) [[likely]] {
+      push_solo(exec_lp(solo_, target), when, next_seq(solo_), target, kind, arg);
+      return;
+    }
+    SimPartition& p = parallel_cur();
+    push_parallel(p, exec_lp(p, target), when, next_seq(p), target, kind, arg);
   }
   // An event of a handler that serves several nodes, to run at node `lp` (a flow's start).
   [[gnu::always_inline]] void schedule_on(LpId lp, Time when, uint32_t target, uint32_t kind,
                                           uint64_t arg = 0) {
-    SimPartition& p = cur();
-    push(p, lp, when, next_seq(p), target, kind, arg);
+    assert(lp == kGlobalLp || lp < lp_count_);  // a named LP: its count starts at its id
+    if (!parallel_) [[likely]] {
+      push_solo(lp, when, next_seq(solo_), target, kind, arg);
+      return;
+    }
+    SimPartition& p = parallel_cur();
+    push_parallel(p, lp, when, next_seq(p), target, kind, arg);
   }
   // An event known now but put in the queue later (to keep the queue small): reserve its
   // sequence number now, schedule it with schedule_reserved later, and it runs exactly
@@ -175,13 +186,21 @@ class Simulator {
   [[gnu::always_inline]] uint64_t reserve_seq() { return next_seq(cur()); }
   [[gnu::always_inline]] void schedule_reserved(Time when, uint64_t seq, uint32_t target,
                                                 uint32_t kind, uint64_t arg = 0) {
-    SimPartition& p = cur();
-    push(p, exec_lp(p, target), when, seq, target, kind, arg);
+    if (!parallel_) [[likely]] {
+      push_solo(exec_lp(solo_, target), when, seq, target, kind, arg);
+      return;
+    }
+    SimPartition& p = parallel_cur();
+    push_parallel(p, exec_lp(p, target), when, seq, target, kind, arg);
   }
   [[gnu::always_inline]] void schedule_reserved_on(LpId lp, Time when, uint64_t seq,
                                                    uint32_t target, uint32_t kind,
                                                    uint64_t arg = 0) {
-    push(cur(), lp, when, seq, target, kind, arg);
+    if (!parallel_) [[likely]] {
+      push_solo(lp, when, seq, target, kind, arg);
+      return;
+    }
+    push_parallel(parallel_cur(), lp, when, seq, target, kind, arg);
   }
   void schedule_in(Delta delay, uint32_t target, uint32_t kind, uint64_t arg = 0) {
     schedule(now() + delay, target, kind, arg);
@@ -259,7 +278,7 @@ class Simulator {
  private:
   // An event in the past would break causality: a bug in the model, never input. Aborts.
   [[noreturn]] static void scheduled_in_past(Time when, Time now);
-  [[noreturn]] void sequence_overflow(const SimPartition& p) const;
+  [[noreturn]] void sequence_overflow(LpId lp) const;
   [[noreturn]] void crossed_inside_window(const SimPartition& p, LpId lp, Time when) const;
 
   template <class Handler>
@@ -287,26 +306,25 @@ class Simulator {
     const LpId lp = handler_lp_[target];
     return lp == kAnyLp ? p.current_lp : lp;
   }
-  // The next sequence number of the current LP: its id above its own count.
-  [[gnu::always_inline]] uint64_t next_seq(SimPartition& p) {
-    const uint64_t n = lp_counts_[p.current_lp]++;
-    if (n >> kLpSeqBits) [[unlikely]]
-      sequence_overflow(p);
-    return (static_cast<uint64_t>(p.current_lp) << kLpSeqBits) | n;
-  }
+  // The next sequence number of the current LP: its id above its own count. Each LP's
+  // entry starts at its id shifted into place (name_lps), so a schedule pays one increment;
+  // a count that outgrew its 2^40 would reach the next LP's ids, which check_sequences
+  // finds at the end of the run.
+  [[gnu::always_inline]] uint64_t next_seq(SimPartition& p) { return lp_counts_[p.current_lp]++; }
   static void enter_lp(SimPartition& p, LpId lp) { p.current_lp = lp; }
-  [[gnu::always_inline]] void push(SimPartition& p, LpId lp, Time when, uint64_t seq,
-                                   uint32_t target, uint32_t kind, uint64_t arg) {
-    if (when < p.now) [[unlikely]]
-      scheduled_in_past(when, p.now);
+  // LPs [lp_count_, upto) get their entries (before the run: a handler's LP, run_as).
+  void name_lps(LpId upto);
+  // Aborts if an LP's count outgrew its sequence bits.
+  void check_sequences() const;
+  [[gnu::always_inline]] void push_solo(LpId lp, Time when, uint64_t seq, uint32_t target,
+                                        uint32_t kind, uint64_t arg) {
+    if (when < solo_.now) [[unlikely]]
+      scheduled_in_past(when, solo_.now);
     assert(kind < (1u << kEventKindBits) && lp <= kGlobalLp);
-    const EventPayload payload{target, kind | (lp << kEventKindBits), arg};
-    if (!parallel_) [[likely]] {
-      p.queue.push_keyed(when, seq, payload);
-      return;
-    }
-    route(p, lp, when, seq, payload);
+    solo_.queue.push_keyed(when, seq, EventPayload{target, kind | (lp << kEventKindBits), arg});
   }
+  [[gnu::noinline]] void push_parallel(SimPartition& p, LpId lp, Time when, uint64_t seq,
+                                       uint32_t target, uint32_t kind, uint64_t arg);
   // A parallel run's push: into this partition's list, another's outbox, or (from the
   // global LP, between windows) straight into the other's list.
   void route(SimPartition& p, LpId lp, Time when, uint64_t seq, const EventPayload& payload);
