@@ -37,7 +37,7 @@ inline TopologySpec small_leaf_spine(uint32_t leaves, uint32_t spines, uint32_t 
 
 inline FlowSpec flow(uint32_t src, uint32_t dst, uint64_t size, Time start = Time::zero(),
                      std::string tag = "test") {
-  return FlowSpec{src, dst, size, start, std::move(tag), {}, {}, {}, {}, {}, {}};
+  return FlowSpec{src, dst, size, start, std::move(tag), {}, {}, {}, {}, {}, {}, {}};
 }
 
 // Runs to completion, drains, and asserts the model's invariants.

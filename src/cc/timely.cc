@@ -67,7 +67,7 @@ void Timely::on_ack(FlowId f, const AckEvent& ack) {
   }
   // §3.1: one completion event per segment; its RTT leaves out the serialization of the
   // packet on the NIC (the paper subtracts the segment's, measured from its first byte).
-  if (ack.snd_una < s.next_update_seq && ack.snd_una < transport_->record(f).size_bytes) return;
+  if (ack.snd_una < s.next_update_seq && ack.snd_una < transport_->flow_size(f)) return;
   while (s.next_update_seq <= ack.snd_una) s.next_update_seq += cfg_.segment_bytes;
   RdmaTransport& t = *transport_;
   rtt -= serialization_delay(t.network().context().wire.mtu_wire_bytes(), t.line_rate_bps(f));

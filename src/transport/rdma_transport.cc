@@ -88,11 +88,15 @@ void RdmaTransport::fold_lanes() {
 FlowId RdmaTransport::add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time start,
                                uint16_t tag, std::optional<uint16_t> sport,
                                std::optional<uint16_t> dport, std::optional<uint32_t> path,
-                               const FlowWait& wait) {
+                               const FlowWait& wait, std::optional<FlowId> qp) {
   if (start < sim().now())
     throw std::invalid_argument("add_flow: start " + std::to_string(start.ps) +
                                 " ps is before now (" + std::to_string(sim().now().ps) + " ps)");
   const FlowId f(static_cast<uint32_t>(flows_.size()));
+  // A message of no bytes on a shared QP sends nothing: it stays a flow of its own (done
+  // at its start), and the QP's next message queues behind it.
+  if (qp && size_bytes == 0) qp.reset();
+  if (qp) check_qp_message(f, src, dst, *qp, wait);
   if (path || !pinned_paths_.empty()) {
     if (path) {
       const Routing& r = ctx_.routing;
@@ -116,9 +120,15 @@ FlowId RdmaTransport::add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time
   s.size = size_bytes;
   s.line_rate_bps = net_.host_rate_bps(src);
   s.rate_bps = s.line_rate_bps;
-  // Source port from the flow id, as the ns-3 simulators give each QP its own port.
-  s.sport = sport.value_or(static_cast<uint16_t>(10000 + f.index() % 50000));
-  s.dport = dport.value_or(4791);
+  // Source port from the flow id, as the ns-3 simulators give each QP its own port. A
+  // message of a shared QP has its QP's.
+  if (qp) {
+    s.sport = flows_[qp->index()].sport;
+    s.dport = flows_[qp->index()].dport;
+  } else {
+    s.sport = sport.value_or(static_cast<uint16_t>(10000 + f.index() % 50000));
+    s.dport = dport.value_or(4791);
+  }
   s.flow_hash = roce_flow_hash(src, dst, s.sport);
   // Base RTT: one MTU data frame there and one ACK back on the default path, with
   // store-and-forward serialization at every hop, minus the NIC's own serialization of the
@@ -133,6 +143,7 @@ FlowId RdmaTransport::add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time
 
   FlowRecord r;
   r.id = f;
+  r.qp = qp.value_or(f);
   r.src = src;
   r.dst = dst;
   r.size_bytes = size_bytes;
@@ -164,6 +175,12 @@ FlowId RdmaTransport::add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time
     r.ideal_fct = ack_sent + net_.one_way_delay(dst, src, ack_wire);
   }
   records_.push_back(r);
+  if (qp) {
+    add_to_stream(*qp, f, size_bytes);
+  } else {
+    ++qp_count_;
+    if (!stream_of_.empty()) stream_of_.emplace_back();
+  }
 
   if (wait.empty()) {
     starts_.add(f, start);
@@ -171,6 +188,49 @@ FlowId RdmaTransport::add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time
     add_wait(f, wait, start);
   }
   return f;
+}
+
+void RdmaTransport::check_qp_message(FlowId f, NodeId src, NodeId dst, FlowId qp,
+                                     const FlowWait& wait) const {
+  const std::string which =
+      "add_flow: flow " + std::to_string(f.index()) + " on QP " + std::to_string(qp.index());
+  if (qp.index() >= records_.size() || records_[qp.index()].qp != qp)
+    throw std::invalid_argument(which + ": a QP is a flow added before it with no QP of its own");
+  if (records_[qp.index()].src != src || records_[qp.index()].dst != dst)
+    throw std::invalid_argument(which + ": a QP joins one pair of hosts, and its first message " +
+                                "goes from host " +
+                                std::to_string(records_[qp.index()].src.index()) + " to host " +
+                                std::to_string(records_[qp.index()].dst.index()));
+  if (records_[qp.index()].size_bytes == 0)
+    throw std::invalid_argument(which + ": the QP's first message has no bytes");
+  // A QP posts in order: the message waits for the QP's last one (or a flow after it) to
+  // have sent its last byte.
+  const QpStream* q = stream_of(qp);
+  const FlowId last = q ? q->messages.back().flow : qp;
+  if (!wait.behind.valid() || wait.behind.index() < last.index())
+    throw std::invalid_argument(which + " must be queued behind the QP's last message (flow " +
+                                std::to_string(last.index()) + ")");
+}
+
+void RdmaTransport::add_to_stream(FlowId qp, FlowId m, uint64_t size_bytes) {
+  stream_of_.resize(flows_.size());
+  StreamRef& lead = stream_of_[qp.index()];
+  if (lead.stream == kNoStream) {  // the QP's second message: its stream starts
+    lead = StreamRef{static_cast<uint32_t>(streams_.size()), 0};
+    streams_.emplace_back();
+    streams_.back().messages.push_back(QpMessage{qp, 0, records_[qp.index()].size_bytes});
+  }
+  QpStream& q = streams_[lead.stream];
+  const uint64_t offset = QpStream::next_offset(q.messages.back().end, ctx_.wire.mtu_payload_bytes);
+  q.messages.push_back(QpMessage{m, offset, offset + size_bytes});
+  stream_of_[m.index()] = StreamRef{lead.stream, static_cast<uint32_t>(q.messages.size() - 1)};
+}
+
+uint64_t RdmaTransport::delivered_bytes(FlowId f) const {
+  if (stream_of(f) == nullptr) return receivers_[f.index()].rcv_nxt;
+  const QpMessage& m = stream_entry(f);
+  const uint64_t rcv_nxt = receivers_[records_[f.index()].qp.index()].rcv_nxt;
+  return std::clamp(rcv_nxt, m.offset, m.end) - m.offset;
 }
 
 void RdmaTransport::add_wait(FlowId f, const FlowWait& wait, Time start) {
@@ -185,6 +245,8 @@ void RdmaTransport::add_wait(FlowId f, const FlowWait& wait, Time start) {
   const Time at = dag_.add(
       f, wait.after, wait.behind, wait.delay, start, [this](FlowId d, FlowDag::Event event) {
         if (event == FlowDag::kDelivered) return records_[d.index()].delivered;
+        if (const QpStream* q = stream_of(d))
+          return stream_of_[d.index()].entry < q->sent ? sim().now() : Time::never();
         const Sender& s = flows_[d.index()];
         return s.started && s.high_sent >= s.size ? sim().now() : Time::never();
       });
@@ -281,6 +343,10 @@ void RdmaTransport::on_event(uint32_t, uint64_t arg) {
 }
 
 void RdmaTransport::start_flow(FlowId f) {
+  if (records_[f.index()].qp != f) {
+    post_message(f);
+    return;
+  }
   Sender& s = flows_[f.index()];
   s.started = true;
   s.next_send = sim().now();
@@ -300,16 +366,40 @@ void RdmaTransport::start_flow(FlowId f) {
   kick(f);
 }
 
+// A later message of a shared QP: its bytes join the QP's stream, after the QP's last
+// message (which has sent its last byte: add_flow made it wait behind it), and the QP sends
+// on. The QP stays in its NIC's list between messages, with its congestion control state.
+void RdmaTransport::post_message(FlowId m) {
+  flows_[m.index()].started = true;
+  const FlowId qp = records_[m.index()].qp;
+  Sender& s = flows_[qp.index()];
+  const QpMessage& msg = stream_entry(m);
+  if (msg.offset < s.size)
+    throw std::logic_error("QP " + std::to_string(qp.index()) + ": message " +
+                           std::to_string(m.index()) + " posted before the one ahead of it");
+  s.size = msg.end;
+  count_unsent(s);
+  kick(qp);
+}
+
 void RdmaTransport::finish_flow(FlowId f) {
+  finish_qp(f);
+  finish_record(f);
+}
+
+void RdmaTransport::finish_qp(FlowId f) {
   Sender& s = flows_[f.index()];
   s.finished = true;
   count_unsent(s);
   sim().cancel(s.rto);
   hosts_[s.src.index()].nic.deactivate(f);
-  records_[f.index()].finish = sim().now();
-  ++lane_counters().flows_finished;
   cc_->on_flow_finish(f);
   path_->on_finish(f);
+}
+
+void RdmaTransport::finish_record(FlowId f) {
+  records_[f.index()].finish = sim().now();
+  ++lane_counters().flows_finished;
   if (on_finish_) on_finish_(records_[f.index()]);
 }
 
@@ -357,8 +447,11 @@ PacketId RdmaTransport::send_data(FlowId f, uint64_t seq, const EgressPort& port
   const Time now = sim().now();
   const PacketId id = ctx_.alloc_packet();
   Packet& p = ctx_.pkt(id);
+  // A packet carries bytes of one message: of a shared QP's, the one holding seq.
+  QpStream* stream = stream_of_.empty() ? nullptr : stream_of(f);
+  const uint64_t end = stream ? stream->holding(seq).end : s.size;
   const uint32_t payload =
-      static_cast<uint32_t>(std::min<uint64_t>(ctx_.wire.mtu_payload_bytes, s.size - seq));
+      static_cast<uint32_t>(std::min<uint64_t>(ctx_.wire.mtu_payload_bytes, end - seq));
   p.type = PacketType::kData;
   p.priority = cfg_.data_priority;
   p.payload_bytes = payload;
@@ -391,8 +484,11 @@ PacketId RdmaTransport::send_data(FlowId f, uint64_t seq, const EgressPort& port
   // rto_restarts_on_send every packet restarts it.
   if (cfg_.rto_restarts_on_send || !s.rto.armed()) restart_rto(s, f);
   // The QP's next message may go once this one's last byte is on its way (the first time).
-  if (has_waits_ && seq + payload >= s.size && s.high_sent < s.size) [[unlikely]]
+  if (stream) [[unlikely]] {
+    after_stream_send(s, *stream, seq, payload);
+  } else if (has_waits_ && seq + payload >= s.size && s.high_sent < s.size) [[unlikely]] {
     on_sent_all(f);
+  }
   s.high_sent = std::max(s.high_sent, seq + payload);
   count_unsent(s);
   s.next_send =
@@ -486,7 +582,92 @@ void RdmaTransport::on_data(PacketId pkt) {
   }
 }
 
+// Every message ending at or before `upto` has left the NIC: the flows queued behind it
+// may start (once per message).
+void RdmaTransport::mark_stream_sent(QpStream& q, uint64_t upto) {
+  while (q.sent < q.messages.size() && upto >= q.messages[q.sent].end) {
+    const FlowId done = q.messages[q.sent].flow;
+    ++q.sent;
+    if (has_waits_) on_sent_all(done);
+  }
+}
+
+// Messages the QP's new data finished sending (the first time: kSent for the flows queued
+// behind them); new data goes on at the next message's first byte.
+void RdmaTransport::after_stream_send(Sender& s, QpStream& q, uint64_t seq, uint32_t payload) {
+  const uint64_t sent_to = seq + payload;
+  if (sent_to > s.high_sent) mark_stream_sent(q, sent_to);
+  if (s.snd_nxt == sent_to) {
+    const QpMessage& m = q.holding(seq);
+    if (sent_to == m.end && &m != &q.messages.back()) s.snd_nxt = (&m + 1)->offset;
+  }
+}
+
+// A shared QP's cumulative ACK: each message it covers is done; the QP is done with its
+// last message.
+void RdmaTransport::advance_stream_una(FlowId f, Sender& s, QpStream& q) {
+  // An ACK beyond a message's end says it has left too (the receiver may hold bytes the
+  // sender's new data never sent: a copy that overtook its original).
+  mark_stream_sent(q, s.snd_una);
+  while (q.acked < q.messages.size() && s.snd_una >= q.messages[q.acked].end)
+    finish_record(q.messages[q.acked++].flow);
+  if (q.acked == q.messages.size()) {
+    finish_qp(f);
+    return;
+  }
+  if (s.high_sent > s.snd_una) {
+    restart_rto(s, f);
+  } else {
+    sim().cancel(s.rto);  // nothing in flight until the next message is posted
+  }
+}
+
+// A shared QP's receiver: as deliver_in_order, with each message delivered when its last
+// byte is, and the expected sequence moved over the gap to the next message's first byte.
+void RdmaTransport::deliver_stream(ReceiverState& r, const Packet& p, QpStream& q) {
+  const uint64_t mtu = ctx_.wire.mtu_payload_bytes;
+  const auto count = static_cast<uint32_t>(q.messages.size());
+  r.rcv_nxt += p.payload_bytes;
+  uint64_t delivered = p.payload_bytes;
+  bool message_done = false;
+  const auto over_message_ends = [&] {
+    while (q.delivered < count && r.rcv_nxt >= q.messages[q.delivered].end) {
+      on_delivered(q.messages[q.delivered].flow);
+      message_done = true;
+      if (++q.delivered < count) r.rcv_nxt = std::max(r.rcv_nxt, q.messages[q.delivered].offset);
+    }
+  };
+  over_message_ends();
+  bool jumped = false;
+  const uint64_t stream_end = q.messages.back().end;
+  if (r.held.marked() > 0 && r.rcv_nxt < stream_end) {  // deliver the held run
+    r.held.advance_to(r.rcv_nxt / mtu);
+    const uint64_t run_end = std::min(r.held.advance_over_marked() * mtu, stream_end);
+    // Message by message: the gaps between them carry no bytes.
+    while (r.rcv_nxt < run_end) {
+      const uint64_t upto = std::min(run_end, q.messages[q.delivered].end);
+      delivered += upto - r.rcv_nxt;
+      r.rcv_nxt = upto;
+      jumped = true;
+      if (upto < q.messages[q.delivered].end) break;
+      over_message_ends();
+    }
+  }
+  lane_counters().payload_bytes_delivered += delivered;
+  // A message's last packet asks for its ACK (the AckReq bit), as a flow's does.
+  if (++r.unacked_packets >= cfg_.ack_interval_packets || message_done || jumped ||
+      recovery_acks_every_packet_) {
+    r.unacked_packets = 0;
+    send_ack(p, r.rcv_nxt, p.seq);
+  }
+}
+
 void RdmaTransport::deliver_in_order(ReceiverState& r, const Packet& p) {
+  if (!stream_of_.empty()) [[unlikely]]
+    if (QpStream* q = stream_of(p.flow)) {
+      deliver_stream(r, p, *q);
+      return;
+    }
   const uint64_t size = records_[p.flow.index()].size_bytes;
   r.rcv_nxt += p.payload_bytes;
   lane_counters().payload_bytes_delivered += p.payload_bytes;
@@ -542,6 +723,11 @@ bool RdmaTransport::advance_una(FlowId f, uint64_t ack_seq, const Packet& ack) {
   ev.rtt = sim().now() - ack.sent_time;
   ev.ack = &ack;
   cc_->on_ack(f, ev);
+  if (!stream_of_.empty()) [[unlikely]]
+    if (QpStream* q = stream_of(f)) {
+      advance_stream_una(f, s, *q);
+      return true;
+    }
   if (s.snd_una >= s.size) {
     finish_flow(f);
     return true;

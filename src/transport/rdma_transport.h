@@ -24,12 +24,17 @@
 #include "transport/loss_recovery.h"
 #include "transport/nic_scheduler.h"
 #include "transport/packet_bitmap.h"
+#include "transport/qp_stream.h"
 #include "transport/transport_config.h"
 
 namespace rocelab {
 
 struct FlowRecord {
   FlowId id;
+  // The queue pair that carries it: the flow of its packets, for the switches, the
+  // congestion control and loss recovery (its own id unless it is a later message of a QP,
+  // add_flow's `qp`).
+  FlowId qp;
   NodeId src;
   NodeId dst;
   uint64_t size_bytes = 0;
@@ -96,9 +101,24 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   // after the last flow of `after` is delivered, not before `start`; its record's start is
   // then when it started. Throws std::invalid_argument for a start before now, a path the
   // routing does not have between the two edges, or a dependency on a flow not added yet.
+  //
+  // With `qp`, the flow is a later message of the queue pair `qp` (a flow added before it
+  // with no `qp` of its own), between the same hosts: its packets are the QP's, numbered on
+  // from its previous message's (the PSN runs on across messages), with its source port,
+  // congestion control and loss recovery, and one entry in every switch's flow state. Its
+  // `wait.behind` must be the QP's previous message: a QP posts its messages in order. The
+  // flow still has its own record (start, delivery, finish) and dependencies. A message's
+  // bytes start at a packet boundary of the QP's stream (the previous message's last packet
+  // may be short), so the stream has a gap of under an MTU between messages that no packet
+  // carries (transport/qp_stream.h).
   FlowId add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time start, uint16_t tag = 0,
                   std::optional<uint16_t> sport = {}, std::optional<uint16_t> dport = {},
-                  std::optional<uint32_t> path = {}, const FlowWait& wait = {});
+                  std::optional<uint32_t> path = {}, const FlowWait& wait = {},
+                  std::optional<FlowId> qp = {});
+  // The queue pair flow f is a message of (f itself for a flow of its own).
+  FlowId qp_of(FlowId f) const { return records_[f.index()].qp; }
+  // Queue pairs: flows that are no later message of another.
+  size_t qp_count() const { return qp_count_; }
   // Some flow waits for others (add_flow's `wait`).
   bool has_waits() const { return has_waits_; }
   // Pairs of hosts (a, b), a < b, where an event at one (a delivery, a last byte sent)
@@ -135,8 +155,9 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   uint64_t inflight_bytes(FlowId f) const {
     return flows_[f.index()].snd_nxt - flows_[f.index()].snd_una;
   }
-  // In-order payload bytes the receiver of `f` has delivered so far.
-  uint64_t delivered_bytes(FlowId f) const { return receivers_[f.index()].rcv_nxt; }
+  // In-order payload bytes the receiver of `f` has delivered so far (of its own message,
+  // when f is a message of a shared QP).
+  uint64_t delivered_bytes(FlowId f) const;
   // Packets beyond delivered_bytes the receiver of `f` holds (selective repeat, reorder
   // buffer); for tests of its footprint.
   const PacketBitmap& held_packets(FlowId f) const { return receivers_[f.index()].held; }
@@ -154,6 +175,8 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   // replies a receiver sends.
   uint64_t snd_una(FlowId f) const { return flows_[f.index()].snd_una; }
   uint64_t high_sent(FlowId f) const { return flows_[f.index()].high_sent; }
+  // The bytes posted on QP f so far: where its stream ends now (a flow's size, for a flow
+  // of one message).
   uint64_t flow_size(FlowId f) const { return flows_[f.index()].size; }
   // Whether f has holes to resend (LossRecovery::next_hole is asked before new data).
   bool in_recovery(FlowId f) const { return flows_[f.index()].in_recovery; }
@@ -245,7 +268,36 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   };
 
   void start_flow(FlowId f);
+  // A later message of a shared QP starts: its bytes join the QP's stream.
+  void post_message(FlowId m);
+  // Flow f's last byte is acknowledged: the QP and the record both end.
   void finish_flow(FlowId f);
+  // Flow f's record is complete (its last byte acknowledged).
+  void finish_record(FlowId f);
+  // QP f has nothing more to send: it leaves the NIC and its schemes.
+  void finish_qp(FlowId f);
+  // The stream of shared QP f, or of the QP message f is on (qp_stream.h); null for a flow
+  // of its own.
+  QpStream* stream_of(FlowId f) {
+    if (stream_of_.empty() || stream_of_[f.index()].stream == kNoStream) return nullptr;
+    return &streams_[stream_of_[f.index()].stream];
+  }
+  const QpStream* stream_of(FlowId f) const {
+    return const_cast<RdmaTransport*>(this)->stream_of(f);
+  }
+  // Message f's place in its stream (stream_of(f) must not be null).
+  const QpMessage& stream_entry(FlowId f) const {
+    const StreamRef& ref = stream_of_[f.index()];
+    return streams_[ref.stream].messages[ref.entry];
+  }
+  // Throws std::invalid_argument unless flow f may be a later message of `qp`.
+  void check_qp_message(FlowId f, NodeId src, NodeId dst, FlowId qp, const FlowWait& wait) const;
+  void add_to_stream(FlowId qp, FlowId m, uint64_t size_bytes);
+  void mark_stream_sent(QpStream& q, uint64_t upto);
+  // A shared QP's sender and receiver at message boundaries.
+  void after_stream_send(Sender& s, QpStream& q, uint64_t seq, uint32_t payload);
+  void advance_stream_una(FlowId f, Sender& s, QpStream& q);
+  void deliver_stream(ReceiverState& r, const Packet& p, QpStream& q);
   // The receiver has every byte of f, or f has sent its last byte: flows waiting for it may
   // start.
   void on_delivered(FlowId f);
@@ -290,6 +342,16 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   std::vector<Sender> flows_;
   std::vector<ReceiverState> receivers_;
   std::vector<FlowRecord> records_;
+  // Shared QPs' message streams, and by flow (a QP or a message of one) its stream's index;
+  // empty until a message joins a QP, as most runs have none.
+  static constexpr uint32_t kNoStream = UINT32_MAX;
+  struct StreamRef {
+    uint32_t stream = kNoStream;
+    uint32_t entry = 0;  // the flow's message in it
+  };
+  std::vector<QpStream> streams_;
+  std::vector<StreamRef> stream_of_;
+  size_t qp_count_ = 0;
   std::vector<HostQueues> hosts_;       // by node id (switch slots stay empty)
   FlowStarts starts_;                   // when each flow starts (calls start_flow)
   FlowDag dag_;                         // flows waiting for other flows

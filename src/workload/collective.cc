@@ -369,6 +369,7 @@ CollectiveFlows generate_collective(const CollectiveParams& p) {
   for (const auto& g : p.groups) ranks += static_cast<uint32_t>(g.size());
   std::unordered_map<uint64_t, uint32_t> qp_ids;  // (group, lane, ranks, channel) -> qp
   std::vector<uint32_t> last_on_qp;               // by qp: its latest flow, UINT32_MAX: none
+  std::vector<uint32_t> first_on_qp;  // by qp: its first flow with bytes, UINT32_MAX: none
   for (uint32_t it = 0; it < p.iterations; ++it)
     for (uint32_t phase = 0; phase < phases.size(); ++phase) {
       const CollectivePhase& ph = phases[phase];
@@ -405,6 +406,7 @@ CollectiveFlows generate_collective(const CollectiveParams& p) {
             if (added) {
               ++next_qp;
               last_on_qp.resize(next_qp, UINT32_MAX);
+              first_on_qp.resize(next_qp, UINT32_MAX);
             }
             return found->second;
           };
@@ -417,7 +419,15 @@ CollectiveFlows generate_collective(const CollectiveParams& p) {
               f.size_bytes = share(share(tr.bytes, ph.channels, ch), ph.chunks, k);
               f.start = p.start;
               f.tag = p.tag;
-              f.sport = static_cast<uint16_t>(10000 + (p.first_qp + qp) % 50000);
+              // qp_per_transfer: every message a QP of its own, with its own port (after the
+              // first, a number no connection takes), still sent after the one before it.
+              uint32_t port_qp = qp;
+              if (p.qp_per_transfer && k > 0) {
+                port_qp = next_qp++;
+                last_on_qp.resize(next_qp, UINT32_MAX);
+                first_on_qp.resize(next_qp, UINT32_MAX);
+              }
+              f.sport = static_cast<uint16_t>(10000 + (p.first_qp + port_qp) % 50000);
               for (uint32_t a : tr.after) f.after.push_back(base + a * per + ch * ph.chunks + k);
               uint32_t step = 0;
               for (uint32_t a : f.after) step = std::max(step, c.step[a - c.first_flow] + 1);
@@ -433,10 +443,19 @@ CollectiveFlows generate_collective(const CollectiveParams& p) {
                   f.start = p.start + p.compute;
                 }
               }
-              // Chunks and steps on one QP go out in order.
+              // Chunks and steps on one QP go out in order, as messages of the one QP (the
+              // first with bytes carries the rest), or each on its own under qp_per_transfer.
               uint32_t& last = last_on_qp[qp];
               if (last != UINT32_MAX) f.behind = last;
               last = static_cast<uint32_t>(out.flows.size());
+              if (!p.qp_per_transfer && f.size_bytes > 0) {
+                uint32_t& first = first_on_qp[qp];
+                if (first == UINT32_MAX) {
+                  first = last;
+                } else {
+                  f.qp = first;
+                }
+              }
               c.step.push_back(step);
               lane_of.push_back(tr.lane);
               out.flows.push_back(std::move(f));

@@ -65,9 +65,10 @@ struct CollectiveParams : CollectivePhase {
   // Groups that run the collective side by side on a share of the data each (one group
   // unless per_nic); each lists host node ids in rank order.
   std::vector<std::vector<uint32_t>> groups;
-  // Every transfer on QPs of its own (a source port each), not the peer's QPs of the job:
-  // each message is then a new flow to every switch, as a library that opens a QP per
-  // message would make it.
+  // Every message on a QP of its own (a source port each), not the connection's QP: each
+  // message is then a new flow to every switch, as a library that opened a QP per message
+  // would make it. Without it, a connection's messages are messages of one QP (one flow to
+  // the switches, one PSN stream: RdmaTransport::add_flow's `qp`).
   bool qp_per_transfer = false;
   // Source ports are 10000 + (first_qp + the job's QP number) mod 50000: jobs sharing hosts
   // give theirs different first_qp, or their QPs would hash alike.

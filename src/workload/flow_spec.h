@@ -31,6 +31,10 @@ struct FlowSpec {
   // The flow queued before this one on the same queue pair (same list): this one starts
   // once that one has sent its last byte, as a QP sends its messages in order.
   std::optional<uint32_t> behind;
+  // The queue pair this flow is a later message of: the QP's first message, by index in
+  // the same list (RdmaTransport::add_flow's `qp`; `behind` must then be the QP's previous
+  // message). Unset: the flow is a QP of its own.
+  std::optional<uint32_t> qp;
 };
 
 }  // namespace rocelab

@@ -36,6 +36,7 @@ std::vector<FlowSpec> generate_long_lived(const LongLivedParams& p, RandomStream
                                {},
                                {},
                                {},
+                               {},
                                {}});
   return flows;
 }

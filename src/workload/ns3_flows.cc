@@ -94,7 +94,7 @@ std::vector<FlowSpec> read_ns3_flows(const std::string& path, Ns3FlowFormat form
       fail_at(path, line.no,
               fmt::format("expected start time in seconds (decimal like 2.000001234), got '{}'",
                           start_tok));
-    FlowSpec flow{*src, *dst, *size, Time{*start_ps}, tag, {}, {}, {}, {}, {}, {}};
+    FlowSpec flow{*src, *dst, *size, Time{*start_ps}, tag, {}, {}, {}, {}, {}, {}, {}};
     // network-load-balance.cc: "if (target_len == 0) target_len = 1".
     if (!hpcc && flow.size_bytes == 0) flow.size_bytes = 1;
     if (hpcc) {

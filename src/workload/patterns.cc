@@ -70,7 +70,7 @@ std::vector<FlowSpec> generate_incast(const IncastParams& params) {
     const Time t = params.start + params.interval * r;
     for (uint64_t i = 0; i < n; ++i) {
       flows.push_back(FlowSpec{
-          params.senders[i], params.receiver, sizes[i], t, params.tag, {}, {}, {}, {}, {}, {}});
+          params.senders[i], params.receiver, sizes[i], t, params.tag, {}, {}, {}, {}, {}, {}, {}});
     }
   }
   return flows;
@@ -106,6 +106,7 @@ std::vector<FlowSpec> generate_burst(const BurstParams& params) {
                                  {},
                                  {},
                                  {},
+                                 {},
                                  {}});
       }
     }
@@ -124,7 +125,8 @@ std::vector<FlowSpec> generate_explicit(const std::vector<ExplicitFlow>& flows, 
     check(f.size_bytes >= 1, "generate_explicit", where + ": size_bytes must be >= 1");
     check(f.start >= Time::zero(), "generate_explicit",
           where + ": start must be >= 0, got " + std::to_string(f.start.ps) + " ps");
-    out.push_back(FlowSpec{f.src, f.dst, f.size_bytes, f.start, tag, {}, {}, f.path, {}, {}, {}});
+    out.push_back(
+        FlowSpec{f.src, f.dst, f.size_bytes, f.start, tag, {}, {}, f.path, {}, {}, {}, {}});
   }
   return out;
 }

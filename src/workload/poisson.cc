@@ -166,7 +166,7 @@ std::vector<FlowSpec> generate_poisson(const PoissonParams& params, const FlowSi
   flows.reserve(arrivals.size());
   for (const Arrival& a : arrivals) {
     flows.push_back(FlowSpec{
-        a.src_host, a.dst_host, a.size_bytes, a.start, params.tag, {}, {}, {}, {}, {}, {}});
+        a.src_host, a.dst_host, a.size_bytes, a.start, params.tag, {}, {}, {}, {}, {}, {}, {}});
   }
   return flows;
 }

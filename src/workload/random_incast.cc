@@ -47,6 +47,7 @@ std::vector<FlowSpec> generate_random_incast(const RandomIncastParams& p, Random
                                {},
                                {},
                                {},
+                               {},
                                {}});
   }
   return flows;

@@ -173,7 +173,7 @@ Time parse_ns(const std::string& value, const TraceError& err, const std::string
 struct Columns {
   size_t count = 0;
   std::optional<size_t> src, dst, size_bytes, start_ns, tag;
-  std::optional<size_t> id, after, after_delay_ns, behind, sport, dport, path;  // optional
+  std::optional<size_t> id, after, after_delay_ns, behind, qp, sport, dport, path;  // optional
   bool dag() const { return id.has_value(); }
 };
 
@@ -191,6 +191,7 @@ Columns parse_header(const std::string& line, const TraceError& err) {
       {"after", &Columns::after},
       {"after_delay_ns", &Columns::after_delay_ns},
       {"behind", &Columns::behind},
+      {"qp", &Columns::qp},
       {"sport", &Columns::sport},
       {"dport", &Columns::dport},
       {"path", &Columns::path},
@@ -208,7 +209,8 @@ Columns parse_header(const std::string& line, const TraceError& err) {
   for (const auto& [name, member] : known) {
     if (member == &Columns::tag || member == &Columns::id || member == &Columns::after ||
         member == &Columns::after_delay_ns || member == &Columns::behind ||
-        member == &Columns::sport || member == &Columns::dport || member == &Columns::path)
+        member == &Columns::qp || member == &Columns::sport || member == &Columns::dport ||
+        member == &Columns::path)
       continue;
     if (!(cols.*member).has_value()) {
       err.fail(std::string("header is missing column '") + name +
@@ -216,8 +218,8 @@ Columns parse_header(const std::string& line, const TraceError& err) {
                line + "'");
     }
   }
-  if (!cols.id && (cols.after || cols.behind || cols.after_delay_ns))
-    err.fail("header has after, behind or after_delay_ns but no column 'id' to name flows by");
+  if (!cols.id && (cols.after || cols.behind || cols.qp || cols.after_delay_ns))
+    err.fail("header has after, behind, qp or after_delay_ns but no column 'id' to name flows by");
   return cols;
 }
 
@@ -227,6 +229,7 @@ struct DagRow {
   size_t line = 0;
   std::vector<uint64_t> after;
   std::optional<uint64_t> behind;
+  std::optional<uint64_t> qp;
 };
 
 std::vector<uint64_t> parse_id_list(const std::string& value, const TraceError& err) {
@@ -273,6 +276,7 @@ std::vector<FlowSpec> order_dag(const std::string& path, std::vector<FlowSpec> f
   for (size_t i = 0; i < rows.size(); ++i) {
     for (uint64_t id : rows[i].after) waits[i].push_back(resolve(rows[i], id, "after"));
     if (rows[i].behind) waits[i].push_back(resolve(rows[i], *rows[i].behind, "behind"));
+    if (rows[i].qp) waits[i].push_back(resolve(rows[i], *rows[i].qp, "qp"));
     for (size_t w : waits[i]) waiters[w].push_back(i);
   }
   std::vector<size_t> left(rows.size());
@@ -320,6 +324,7 @@ std::vector<FlowSpec> order_dag(const std::string& path, std::vector<FlowSpec> f
     for (uint64_t id : rows[i].after)
       f.after.push_back(static_cast<uint32_t>(index_of[row_of.at(id)]));
     if (rows[i].behind) f.behind = static_cast<uint32_t>(index_of[row_of.at(*rows[i].behind)]);
+    if (rows[i].qp) f.qp = static_cast<uint32_t>(index_of[row_of.at(*rows[i].qp)]);
     out.push_back(std::move(f));
   }
   return out;
@@ -377,6 +382,8 @@ std::vector<FlowSpec> load_flow_trace_csv(const std::string& path, const std::st
       if (cols->behind && !fields[*cols->behind].empty())
         row.behind = parse_uint(fields[*cols->behind], "behind", 0,
                                 std::numeric_limits<uint64_t>::max(), err);
+      if (cols->qp && !fields[*cols->qp].empty())
+        row.qp = parse_uint(fields[*cols->qp], "qp", 0, std::numeric_limits<uint64_t>::max(), err);
       if (cols->after_delay_ns && !fields[*cols->after_delay_ns].empty())
         f.after_delay =
             parse_ns(fields[*cols->after_delay_ns], err, "after_delay_ns") - Time::zero();
@@ -398,7 +405,7 @@ std::vector<FlowSpec> load_flow_trace_csv(const std::string& path, const std::st
 }
 
 void write_flow_trace_csv(std::ostream& out, const std::vector<FlowSpec>& flows) {
-  out << "id,src,dst,size_bytes,start_ns,tag,sport,dport,path,after,after_delay_ns,behind\n";
+  out << "id,src,dst,size_bytes,start_ns,tag,sport,dport,path,after,after_delay_ns,behind,qp\n";
   for (size_t i = 0; i < flows.size(); ++i) {
     const FlowSpec& f = flows[i];
     out << i << ',' << f.src_host << ',' << f.dst_host << ',' << f.size_bytes << ',';
@@ -426,6 +433,8 @@ void write_flow_trace_csv(std::ostream& out, const std::vector<FlowSpec>& flows)
           << f.after_delay.ps % 1000 << std::setfill(' ');
     out << ',';
     if (f.behind) out << *f.behind;
+    out << ',';
+    if (f.qp) out << *f.qp;
     out << '\n';
   }
 }

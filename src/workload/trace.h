@@ -20,6 +20,9 @@
 //   after_delay_ns  ... plus this long (a compute gap), and not before start_ns
 //   behind          the id of the flow before it on the same queue pair: it starts once
 //                   that one has sent its last byte
+//   qp              the id of its queue pair's first message: it is a later message of that
+//                   QP (one PSN stream, one flow to the switches; `behind` must name the
+//                   QP's previous message). Empty: a QP of its own
 //   sport           its UDP source port (flows of one QP share it)
 //   dport, path     its UDP destination port; the path ID it is pinned to (FlowSpec::path)
 // Rows may come in any order; the flows are ordered so that each comes after those it

@@ -148,8 +148,15 @@ void Experiment::add_flows(const std::vector<FlowSpec>& flows) {
                                     std::to_string(*f.behind) + ", which does not come before it");
       behind = FlowId(first + *f.behind);
     }
+    std::optional<FlowId> qp;
+    if (f.qp) {
+      if (*f.qp >= i)
+        throw std::invalid_argument("flow " + std::to_string(i) + " is a message of QP " +
+                                    std::to_string(*f.qp) + ", which does not come before it");
+      qp = FlowId(first + *f.qp);
+    }
     transport_->add_flow(NodeId(f.src_host), NodeId(f.dst_host), f.size_bytes, f.start, tag,
-                         f.sport, f.dport, f.path, FlowWait{after, f.after_delay, behind});
+                         f.sport, f.dport, f.path, FlowWait{after, f.after_delay, behind}, qp);
     if (!spec_.collectives.empty()) {
       if (after_offset_.empty()) after_offset_.assign(first + 1, 0);
       after_.insert(after_.end(), f.after.begin(), f.after.end());

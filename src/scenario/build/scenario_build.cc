@@ -286,6 +286,7 @@ ExperimentSpec build_unlocated(ScenarioConfig& c) {
     for (FlowSpec& f : flows) {
       for (uint32_t& a : f.after) a += offset;
       if (f.behind) *f.behind += offset;
+      if (f.qp) *f.qp += offset;
     }
     for (CollectiveSpec& col : collectives) {
       col.first_flow += offset;

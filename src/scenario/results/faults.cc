@@ -32,7 +32,7 @@ nlohmann::json flows_json(Experiment& exp, uint8_t level) {
   uint64_t marked = 0;
   Time last_finish;
   for (const FlowRecord& r : exp.transport().records()) {
-    if (nc.fault_flow(r.id) < level) continue;
+    if (nc.fault_flow(r.qp) < level) continue;
     ++marked;
     if (!r.finished()) continue;
     done.push_back(FctSample{r.size_bytes, r.fct().us(), r.ideal_fct.us()});

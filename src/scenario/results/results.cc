@@ -139,6 +139,7 @@ nlohmann::json make_summary(const ScenarioConfig& c, Experiment& exp, const RunS
   nlohmann::json j = fct_json(all);
   j.erase("flows");
   j["flows_total"] = tr.flow_count();
+  j["qps_total"] = tr.qp_count();
   j["flows_completed"] = completed;
   for (auto& [name, samples] : by_size) j["by_size"][name] = fct_json(samples);
   for (auto& [name, samples] : by_tag) j["by_tag"][name] = fct_json(samples);
@@ -194,9 +195,9 @@ nlohmann::json make_summary(const ScenarioConfig& c, Experiment& exp, const RunS
                                      : 0.0;
   // Proteus Fig. 12a's "HoL-blocking flows": flows with a data packet that waited through a
   // PFC PAUSE at a switch-to-switch egress queue (EgressPort::watch_hol_blocking).
+  // The mark is the packets' flow's: a message of a shared QP counts when its QP is marked.
   uint64_t hol_blocked = 0;
-  for (size_t f = 0; f < tr.flow_count(); ++f)
-    hol_blocked += nc.hol_blocked(FlowId(static_cast<uint32_t>(f)));
+  for (const FlowRecord& r : tr.records()) hol_blocked += nc.hol_blocked(r.qp);
   j["hol_blocked_flows"] = hol_blocked;
   j["hol_blocked_flow_ratio"] =
       tr.flow_count() ? static_cast<double>(hol_blocked) / static_cast<double>(tr.flow_count())
@@ -254,7 +255,8 @@ void write_flows_csv(const std::string& path, Experiment& exp) {
     } else {
       out.put(",,").put_ns(r.ideal_fct.ps).put(',');
     }
-    out.put(',').put(exp.tags()[r.tag]).put(',').put(nc.hol_blocked(r.id) ? '1' : '0');
+    out.put(',').put(exp.tags()[r.tag]).put(',').put(nc.hol_blocked(r.qp) ? '1' : '0');
+    out.put(',').put_int(r.qp.index()).put(',').put_int(r.sport);
     out.end_line();
   }
 }
