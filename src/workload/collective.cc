@@ -370,6 +370,19 @@ CollectiveFlows generate_collective(const CollectiveParams& p) {
   std::unordered_map<uint64_t, uint32_t> qp_ids;  // (group, lane, ranks, channel) -> qp
   std::vector<uint32_t> last_on_qp;               // by qp: its latest flow, UINT32_MAX: none
   std::vector<uint32_t> first_on_qp;  // by qp: its first flow with bytes, UINT32_MAX: none
+  std::vector<uint32_t> messages_on;  // by connection (its first QP): messages posted on it
+  // NCCL_IB_QPS_PER_CONNECTION QPs per connection, their data split or taken in turn.
+  const uint32_t qps = p.qp_per_transfer ? 1 : p.qps_per_connection;
+  const bool split = p.split_data_on_qps && qps > 1;
+  // `count` new QP numbers; returns the first.
+  const auto add_qps = [&](uint32_t count) {
+    const uint32_t first = next_qp;
+    next_qp += count;
+    last_on_qp.resize(next_qp, UINT32_MAX);
+    first_on_qp.resize(next_qp, UINT32_MAX);
+    messages_on.resize(next_qp, 0);
+    return first;
+  };
   for (uint32_t it = 0; it < p.iterations; ++it)
     for (uint32_t phase = 0; phase < phases.size(); ++phase) {
       const CollectivePhase& ph = phases[phase];
@@ -388,77 +401,88 @@ CollectiveFlows generate_collective(const CollectiveParams& p) {
       for (size_t g = 0; g < p.groups.size(); ++g) {
         const std::vector<uint32_t>& rank_host = p.groups[g];
         const std::vector<Transfer>& plan = plans[phase][g];
-        // first flow of transfer x: base + x * channels * chunks + channel * chunks + chunk.
+        // Each (transfer, channel, chunk) is `pieces` flows: one message, or under
+        // split_data_on_qps one piece per QP of the connection. The first flow of transfer
+        // x's channel ch, chunk k: base + ((x * channels + ch) * chunks + k) * pieces.
         const uint32_t base = static_cast<uint32_t>(out.flows.size());
-        const uint32_t per = ph.channels * ph.chunks;
+        const uint32_t pieces = split ? qps : 1;
+        const auto first_of = [&](uint32_t x, uint32_t ch, uint32_t k) {
+          return base + ((x * ph.channels + ch) * ph.chunks + k) * pieces;
+        };
         for (size_t x = 0; x < plan.size(); ++x) {
           const Transfer& tr = plan[x];
           const uint32_t src = rank_host[tr.src], dst = rank_host[tr.dst];
-          // One QP per (group, lane, sender, receiver) and channel, kept across phases and
-          // iterations (NCCL's connections), or one per transfer and channel.
-          auto qp_of = [&](uint32_t ch) {
+          // A connection per (group, lane, sender, receiver) and channel, kept across phases
+          // and iterations (NCCL's), with `qps` QPs; or, under qp_per_transfer, one per
+          // transfer and channel.
+          auto connection_of = [&](uint32_t ch) {
             const uint64_t key =
                 p.qp_per_transfer
                     ? ~uint64_t{next_qp}
                     : ((((uint64_t{static_cast<uint32_t>(g)} << 2) | tr.lane) << 6 | ch) << 42) |
                           (uint64_t{tr.src} << 21) | tr.dst;
             const auto [found, added] = qp_ids.try_emplace(key, next_qp);
-            if (added) {
-              ++next_qp;
-              last_on_qp.resize(next_qp, UINT32_MAX);
-              first_on_qp.resize(next_qp, UINT32_MAX);
-            }
+            if (added) add_qps(qps);
             return found->second;
           };
           for (uint32_t ch = 0; ch < ph.channels; ++ch) {
-            const uint32_t qp = qp_of(ch);
+            const uint32_t connection = connection_of(ch);
             for (uint32_t k = 0; k < ph.chunks; ++k) {
-              FlowSpec f;
-              f.src_host = src;
-              f.dst_host = dst;
-              f.size_bytes = share(share(tr.bytes, ph.channels, ch), ph.chunks, k);
-              f.start = p.start;
-              f.tag = p.tag;
-              // qp_per_transfer: every message a QP of its own, with its own port (after the
-              // first, a number no connection takes), still sent after the one before it.
-              uint32_t port_qp = qp;
-              if (p.qp_per_transfer && k > 0) {
-                port_qp = next_qp++;
-                last_on_qp.resize(next_qp, UINT32_MAX);
-                first_on_qp.resize(next_qp, UINT32_MAX);
-              }
-              f.sport = static_cast<uint16_t>(10000 + (p.first_qp + port_qp) % 50000);
-              for (uint32_t a : tr.after) f.after.push_back(base + a * per + ch * ph.chunks + k);
-              uint32_t step = 0;
-              for (uint32_t a : f.after) step = std::max(step, c.step[a - c.first_flow] + 1);
-              if (ph.op == CollectiveOp::kPipeline) f.after_delay = ph.stage_compute;
-              if (f.after.empty()) {
-                // A source of the collective: after the rank's part of the one before, and
-                // the compute gap at an iteration's start.
-                if (const auto wait = terminal.find(src); wait != terminal.end()) {
-                  for (const LaneEnd& end : wait->second)
-                    f.after.insert(f.after.end(), end.flows.begin(), end.flows.end());
-                  f.after_delay = phase == 0 ? p.compute : Delta::zero();
-                } else {
-                  f.start = p.start + p.compute;
+              const uint64_t chunk_bytes = share(share(tr.bytes, ph.channels, ch), ph.chunks, k);
+              // NCCL_IB_SPLIT_DATA_ON_QPS: equal pieces rounded up to 128 B (p2p.cc).
+              const uint64_t piece_bytes = ((chunk_bytes + pieces - 1) / pieces + 127) / 128 * 128;
+              for (uint32_t piece = 0; piece < pieces; ++piece) {
+                FlowSpec f;
+                f.src_host = src;
+                f.dst_host = dst;
+                f.size_bytes =
+                    split ? std::min(piece_bytes,
+                                     chunk_bytes - std::min(chunk_bytes, piece * piece_bytes))
+                          : chunk_bytes;
+                f.start = p.start;
+                f.tag = p.tag;
+                // The message's QP: the piece's own, or the connection's QPs in turn (a whole
+                // message on one QP, NCCL_IB_SPLIT_DATA_ON_QPS=0).
+                uint32_t qp = connection + (split ? piece : messages_on[connection]++ % qps);
+                // qp_per_transfer: every message a QP of its own, with its own port (after
+                // the first, a number no connection takes), still sent after the one before.
+                uint32_t port_qp = qp;
+                if (p.qp_per_transfer && k > 0) port_qp = add_qps(1);
+                f.sport = static_cast<uint16_t>(10000 + (p.first_qp + port_qp) % 50000);
+                // Every piece waits for the whole chunk of the step before.
+                for (uint32_t a : tr.after)
+                  for (uint32_t q = 0; q < pieces; ++q) f.after.push_back(first_of(a, ch, k) + q);
+                uint32_t step = 0;
+                for (uint32_t a : f.after) step = std::max(step, c.step[a - c.first_flow] + 1);
+                if (ph.op == CollectiveOp::kPipeline) f.after_delay = ph.stage_compute;
+                if (f.after.empty()) {
+                  // A source of the collective: after the rank's part of the one before, and
+                  // the compute gap at an iteration's start.
+                  if (const auto wait = terminal.find(src); wait != terminal.end()) {
+                    for (const LaneEnd& end : wait->second)
+                      f.after.insert(f.after.end(), end.flows.begin(), end.flows.end());
+                    f.after_delay = phase == 0 ? p.compute : Delta::zero();
+                  } else {
+                    f.start = p.start + p.compute;
+                  }
                 }
-              }
-              // Chunks and steps on one QP go out in order, as messages of the one QP (the
-              // first with bytes carries the rest), or each on its own under qp_per_transfer.
-              uint32_t& last = last_on_qp[qp];
-              if (last != UINT32_MAX) f.behind = last;
-              last = static_cast<uint32_t>(out.flows.size());
-              if (!p.qp_per_transfer && f.size_bytes > 0) {
-                uint32_t& first = first_on_qp[qp];
-                if (first == UINT32_MAX) {
-                  first = last;
-                } else {
-                  f.qp = first;
+                // A QP sends its messages in order, as messages of the one QP (the first
+                // with bytes carries the rest), or each on its own under qp_per_transfer.
+                uint32_t& last = last_on_qp[qp];
+                if (last != UINT32_MAX) f.behind = last;
+                last = static_cast<uint32_t>(out.flows.size());
+                if (!p.qp_per_transfer && f.size_bytes > 0) {
+                  uint32_t& first = first_on_qp[qp];
+                  if (first == UINT32_MAX) {
+                    first = last;
+                  } else {
+                    f.qp = first;
+                  }
                 }
+                c.step.push_back(step);
+                lane_of.push_back(tr.lane);
+                out.flows.push_back(std::move(f));
               }
-              c.step.push_back(step);
-              lane_of.push_back(tr.lane);
-              out.flows.push_back(std::move(f));
             }
           }
         }

@@ -70,6 +70,12 @@ struct CollectiveParams : CollectivePhase {
   // would make it. Without it, a connection's messages are messages of one QP (one flow to
   // the switches, one PSN stream: RdmaTransport::add_flow's `qp`).
   bool qp_per_transfer = false;
+  // QPs per connection (NCCL_IB_QPS_PER_CONNECTION, >= 1; 1 under qp_per_transfer). Each
+  // message goes whole on the connection's QPs in turn, or, with split_data_on_qps
+  // (NCCL_IB_SPLIT_DATA_ON_QPS=1), is cut into one piece per QP of equal size rounded up to
+  // 128 B; a step's piece then waits for every piece of the chunk before it.
+  uint32_t qps_per_connection = 1;
+  bool split_data_on_qps = false;
   // Source ports are 10000 + (first_qp + the job's QP number) mod 50000: jobs sharing hosts
   // give theirs different first_qp, or their QPs would hash alike.
   uint32_t first_qp = 0;

@@ -324,5 +324,34 @@ TEST(CollectiveRun, RailTopologyWiresNicIOfAGroupToRailLeafI) {
     }
 }
 
+// A connection of two QPs (NCCL_IB_QPS_PER_CONNECTION = 2), messages whole or split: the
+// all-reduce completes, every byte delivered once, on twice the QPs. A count of 0, or QPs
+// per connection under qp_per_transfer, is refused by its key.
+TEST(CollectiveRun, TwoQpsPerConnectionCarryTheRing) {
+  const std::string ar =
+      "{name: ar, type: collective, op: all_reduce, size: 400000, chunks: 4, iterations: 2, "
+      "qps_per_connection: 2";
+  for (const char* split : {"false", "true"}) {
+    SCOPED_TRACE(split);
+    const Ran r = run_yaml(one_leaf(4, ar + ", split_data_on_qps: " + split + "}"));
+    const RdmaTransport& tr = r.exp->transport();
+    EXPECT_EQ(tr.qp_count(), 4u * 2) << "4 connections of the ring, 2 QPs each";
+    uint64_t bytes = 0;
+    for (const FlowRecord& f : tr.records()) bytes += f.size_bytes;
+    EXPECT_EQ(tr.counters().payload_bytes_delivered, bytes);
+    EXPECT_EQ(bytes, 2u * 2 * 3 * 400000) << "2 iterations x 2(N-1)/N x S x N";
+  }
+  for (const auto& [bad, key] : std::vector<std::pair<std::string, std::string>>{
+           {"qps_per_connection: 0}", "qps_per_connection"},
+           {"qps_per_connection: 2, qp_per_transfer: true}", "qps_per_connection: needs"}}) {
+    try {
+      run_yaml(one_leaf(4, "{name: ar, type: collective, op: all_reduce, size: 4000, " + bad));
+      ADD_FAILURE() << "accepted: " << bad;
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace rocelab

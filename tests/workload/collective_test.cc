@@ -291,5 +291,56 @@ TEST(Collective, BusBandwidthFactorsAsNcclTests) {
   EXPECT_DOUBLE_EQ(busbw_factor(CollectiveOp::kBroadcast, 8), 1.0);
 }
 
+// NCCL_IB_QPS_PER_CONNECTION = 2, messages whole (NCCL_IB_SPLIT_DATA_ON_QPS = 0): a
+// connection's messages take its two QPs in turn. 2 ranks, 4000 B, 2 chunks: rank 0 sends
+// flows 0, 1 (step 0) and 4, 5 (step 1), 1000 B each, on QPs 0, 1, 0, 1.
+TEST(Collective, AConnectionsMessagesTakeItsQpsInTurn) {
+  CollectiveParams p = params(CollectiveOp::kAllReduce, CollectiveAlgorithm::kRing, 2, 4000);
+  p.chunks = 2;
+  p.qps_per_connection = 2;
+  const CollectiveFlows c = generate_collective(p);
+  ASSERT_EQ(c.flows.size(), 8u);
+  const auto& f = c.flows;
+  for (uint32_t i : {0u, 1u, 4u, 5u}) {
+    EXPECT_EQ(f[i].src_host, 100u);
+    EXPECT_EQ(f[i].size_bytes, 1000u);
+  }
+  EXPECT_NE(f[0].sport, f[1].sport) << "two QPs, two source ports";
+  EXPECT_EQ(f[4].sport, f[0].sport);
+  EXPECT_EQ(f[5].sport, f[1].sport);
+  EXPECT_FALSE(f[0].qp.has_value());
+  EXPECT_FALSE(f[1].qp.has_value()) << "the first message of the second QP";
+  EXPECT_EQ(f[4].qp, 0u);
+  EXPECT_EQ(f[5].qp, 1u);
+  EXPECT_FALSE(f[1].behind.has_value()) << "on a QP of its own: beside flow 0, not behind it";
+  EXPECT_EQ(f[4].behind, 0u);
+  EXPECT_EQ(f[5].behind, 1u);
+}
+
+// NCCL_IB_SPLIT_DATA_ON_QPS = 1: each message in one piece per QP, equal and rounded up to
+// 128 B. 2 ranks, 4000 B: a step's 2000 B become ceil(2000 / 2) = 1000 -> 1024 B and 976 B,
+// and each piece of step 1 waits for both pieces of step 0.
+TEST(Collective, SplitDataOnQpsCutsEveryMessageIntoAPiecePerQp) {
+  CollectiveParams p = params(CollectiveOp::kAllReduce, CollectiveAlgorithm::kRing, 2, 4000);
+  p.qps_per_connection = 2;
+  p.split_data_on_qps = true;
+  const CollectiveFlows c = generate_collective(p);
+  ASSERT_EQ(c.flows.size(), 8u);
+  const auto& f = c.flows;
+  EXPECT_EQ(f[0].size_bytes, 1024u);
+  EXPECT_EQ(f[1].size_bytes, 976u);
+  EXPECT_NE(f[0].sport, f[1].sport);
+  // Flows 4, 5: rank 0's step 1, after rank 1's step 0 (flows 2, 3) is delivered.
+  EXPECT_EQ(f[4].src_host, 100u);
+  EXPECT_EQ(f[4].after, (std::vector<uint32_t>{2, 3}));
+  EXPECT_EQ(f[5].after, (std::vector<uint32_t>{2, 3}));
+  EXPECT_EQ(f[4].qp, 0u);
+  EXPECT_EQ(f[5].qp, 1u);
+  EXPECT_EQ(c.collectives[0].step[4], 1u);
+  uint64_t bytes = 0;
+  for (const FlowSpec& x : f) bytes += x.size_bytes;
+  EXPECT_EQ(bytes, 2u * 2 * 2000) << "2 ranks x 2 steps x 2000 B, no byte lost to rounding";
+}
+
 }  // namespace
 }  // namespace rocelab

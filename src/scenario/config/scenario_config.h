@@ -93,6 +93,8 @@ struct WorkloadConfig {
   std::string placement = "explicit";  // explicit | packed | spread | random
   bool per_nic = false;
   bool qp_per_transfer = false;
+  uint32_t qps_per_connection = 1;
+  bool split_data_on_qps = false;
   uint32_t iterations = 1;
   Delta compute;
 };

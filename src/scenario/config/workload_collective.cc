@@ -158,8 +158,13 @@ void describe_collective_workload(ParamVisitor& v, WorkloadConfig& w) {
          "multi-NIC servers: one collective per NIC index over the servers, size / NICs each "
          "(NCCL's rail-aligned channels; traffic inside a server is not modelled)");
   v.flag("qp_per_transfer", w.qp_per_transfer,
-         "every transfer on QPs of its own instead of the peer's QPs: each message a new flow "
-         "(a new source port) to every switch");
+         "every message on a QP of its own instead of its connection's: each message a new "
+         "flow (a new source port, a new congestion control state) to every switch");
+  v.count("qps_per_connection", w.qps_per_connection, 1, 64,
+          "QPs of every connection (NCCL_IB_QPS_PER_CONNECTION), each its own source port");
+  v.flag("split_data_on_qps", w.split_data_on_qps,
+         "cut every message into one piece per QP of the connection, equal and rounded up to "
+         "128 B (NCCL_IB_SPLIT_DATA_ON_QPS=1); else whole messages take the QPs in turn");
   v.count("iterations", w.iterations, 1, 1 << 20, "times the job runs its collectives");
   v.duration("compute", w.compute, Delta::zero(), Delta::max(),
              "compute gap before every iteration, from when the rank finished the last");
@@ -178,6 +183,12 @@ std::vector<FlowSpec> generate_collective_workload(const WorkloadConfig& w,
     p.groups = {ranks};
   }
   p.qp_per_transfer = w.qp_per_transfer;
+  if (w.qp_per_transfer && w.qps_per_connection > 1)
+    throw ConfigError(ctx.key +
+                      ".qps_per_connection: needs the connections' QPs; qp_per_transfer gives "
+                      "every message a QP of its own");
+  p.qps_per_connection = w.qps_per_connection;
+  p.split_data_on_qps = w.split_data_on_qps;
   // Each workload's QPs from its own source ports (a prime stride keeps jobs apart).
   p.first_qp = static_cast<uint32_t>(ctx.index * 4999 % 50000);
   p.iterations = w.iterations;
