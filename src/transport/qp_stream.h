@@ -23,8 +23,11 @@ struct QpMessage {
 
 struct QpStream {
   std::vector<QpMessage> messages;  // in the order the QP posts them
-  // The sender's: messages whose last byte has left the NIC (the first time), and messages
-  // acknowledged whole.
+  // The sender's: by message, whether it has started (its dependencies met); messages
+  // posted (a prefix of those started); messages whose last byte has left the NIC (the first
+  // time); and messages acknowledged whole.
+  std::vector<uint8_t> ready;
+  uint32_t posted = 0;
   uint32_t sent = 0;
   uint32_t acked = 0;
   // The receiver's: messages delivered whole.
@@ -37,10 +40,6 @@ struct QpStream {
     const auto it = std::upper_bound(messages.begin(), messages.end(), seq,
                                      [](uint64_t s, const QpMessage& m) { return s < m.offset; });
     return *(it - 1);
-  }
-  // The index of the message whose `offset` is `offset` (a message's start).
-  uint32_t index_at(uint64_t offset) const {
-    return static_cast<uint32_t>(&holding(offset) - messages.data());
   }
 };
 

@@ -95,8 +95,8 @@ FlowId RdmaTransport::add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time
   const FlowId f(static_cast<uint32_t>(flows_.size()));
   // A message of no bytes on a shared QP sends nothing: it stays a flow of its own (done
   // at its start), and the QP's next message queues behind it.
+  if (qp) check_qp_message(f, src, dst, *qp, sport, dport, path, wait);
   if (qp && size_bytes == 0) qp.reset();
-  if (qp) check_qp_message(f, src, dst, *qp, wait);
   if (path || !pinned_paths_.empty()) {
     if (path) {
       const Routing& r = ctx_.routing;
@@ -191,7 +191,8 @@ FlowId RdmaTransport::add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time
 }
 
 void RdmaTransport::check_qp_message(FlowId f, NodeId src, NodeId dst, FlowId qp,
-                                     const FlowWait& wait) const {
+                                     std::optional<uint16_t> sport, std::optional<uint16_t> dport,
+                                     std::optional<uint32_t> path, const FlowWait& wait) const {
   const std::string which =
       "add_flow: flow " + std::to_string(f.index()) + " on QP " + std::to_string(qp.index());
   if (qp.index() >= records_.size() || records_[qp.index()].qp != qp)
@@ -203,6 +204,18 @@ void RdmaTransport::check_qp_message(FlowId f, NodeId src, NodeId dst, FlowId qp
                                 std::to_string(records_[qp.index()].dst.index()));
   if (records_[qp.index()].size_bytes == 0)
     throw std::invalid_argument(which + ": the QP's first message has no bytes");
+  // Its packets are the QP's: its own ports or path would be silently another's.
+  const Sender& lead = flows_[qp.index()];
+  if ((sport && *sport != lead.sport) || (dport && *dport != lead.dport))
+    throw std::invalid_argument(which + ": its ports are the QP's (" + std::to_string(lead.sport) +
+                                ", " + std::to_string(lead.dport) + ")");
+  if (path != pinned_path(qp))
+    throw std::invalid_argument(which + ": its path is the QP's (" +
+                                (pinned_path(qp) ? std::to_string(*pinned_path(qp)) : "none") +
+                                ")");
+  // Its bytes join the stream before the QP starts (a stream's list is fixed by then).
+  if (lead.started)
+    throw std::invalid_argument(which + ": the QP has started; its messages are added before");
   // A QP posts in order: the message waits for the QP's last one (or a flow after it) to
   // have sent its last byte.
   const QpStream* q = stream_of(qp);
@@ -219,10 +232,12 @@ void RdmaTransport::add_to_stream(FlowId qp, FlowId m, uint64_t size_bytes) {
     lead = StreamRef{static_cast<uint32_t>(streams_.size()), 0};
     streams_.emplace_back();
     streams_.back().messages.push_back(QpMessage{qp, 0, records_[qp.index()].size_bytes});
+    streams_.back().ready.push_back(0);
   }
   QpStream& q = streams_[lead.stream];
   const uint64_t offset = QpStream::next_offset(q.messages.back().end, ctx_.wire.mtu_payload_bytes);
   q.messages.push_back(QpMessage{m, offset, offset + size_bytes});
+  q.ready.push_back(0);
   stream_of_[m.index()] = StreamRef{lead.stream, static_cast<uint32_t>(q.messages.size() - 1)};
 }
 
@@ -358,12 +373,17 @@ void RdmaTransport::start_flow(FlowId f) {
   }
   hosts_[s.src.index()].nic.activate(f);
   count_unsent(s);
+  if (QpStream* q = stream_of_.empty() ? nullptr : stream_of(f)) {
+    q->ready[0] = 1;
+    q->posted = 1;
+  }
   if (cc_->window_cap_bdp() > 0)
     s.window_cap_bytes = std::max<uint64_t>(
         1, static_cast<uint64_t>(cc_->window_cap_bdp() * static_cast<double>(bdp_bytes(f))));
   cc_->on_flow_start(f);
   restart_rto(s, f);
   kick(f);
+  if (QpStream* q = stream_of_.empty() ? nullptr : stream_of(f)) post_ready(f, *q);
 }
 
 // A later message of a shared QP: its bytes join the QP's stream, after the QP's last
@@ -372,12 +392,19 @@ void RdmaTransport::start_flow(FlowId f) {
 void RdmaTransport::post_message(FlowId m) {
   flows_[m.index()].started = true;
   const FlowId qp = records_[m.index()].qp;
+  QpStream& q = *stream_of(m);
+  q.ready[stream_of_[m.index()].entry] = 1;
+  post_ready(qp, q);
+}
+
+// The QP posts its messages in order: a message that starts before one ahead of it waits
+// for it (a trace may queue it behind a flow that is not the QP's last message).
+void RdmaTransport::post_ready(FlowId qp, QpStream& q) {
   Sender& s = flows_[qp.index()];
-  const QpMessage& msg = stream_entry(m);
-  if (msg.offset < s.size)
-    throw std::logic_error("QP " + std::to_string(qp.index()) + ": message " +
-                           std::to_string(m.index()) + " posted before the one ahead of it");
-  s.size = msg.end;
+  if (!s.started) return;  // the QP's first message posts the rest
+  const uint32_t before = q.posted;
+  while (q.posted < q.messages.size() && q.ready[q.posted]) s.size = q.messages[q.posted++].end;
+  if (q.posted == before) return;
   count_unsent(s);
   kick(qp);
 }

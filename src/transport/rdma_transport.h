@@ -291,7 +291,10 @@ class RdmaTransport final : public HostAgent, public EventHandler {
     return streams_[ref.stream].messages[ref.entry];
   }
   // Throws std::invalid_argument unless flow f may be a later message of `qp`.
-  void check_qp_message(FlowId f, NodeId src, NodeId dst, FlowId qp, const FlowWait& wait) const;
+  void check_qp_message(FlowId f, NodeId src, NodeId dst, FlowId qp, std::optional<uint16_t> sport,
+                        std::optional<uint16_t> dport, std::optional<uint32_t> path,
+                        const FlowWait& wait) const;
+  void post_ready(FlowId qp, QpStream& q);
   void add_to_stream(FlowId qp, FlowId m, uint64_t size_bytes);
   void mark_stream_sent(QpStream& q, uint64_t upto);
   // A shared QP's sender and receiver at message boundaries.

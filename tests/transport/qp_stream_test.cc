@@ -196,5 +196,48 @@ TEST(QpStream, AMessageThatCannotJoinItsQpIsRefusedByName) {
   refused(on_a_message, "a QP is a flow added before it with no QP of its own");
 }
 
+// A trace may queue a QP's message behind a flow that is not the QP's last message: here
+// message 3 waits only for flow 2 (other hosts, 1 KB), so it starts long before message 1
+// (at 50 us). The QP posts in order all the same: message 3's bytes follow message 1's.
+TEST(QpStream, AMessageThatStartsEarlyWaitsForTheOneAheadOfItOnTheQp) {
+  ExperimentSpec spec;
+  spec.topology = test::small_leaf_spine(1, 1, 4);
+  spec.flows = {test::flow(0, 1, 100'000), test::flow(0, 1, 100'000, Time{Delta::from_us(50).ps}),
+                test::flow(2, 3, 1000), test::flow(0, 1, 100'000)};
+  spec.flows[1].behind = 0;
+  spec.flows[1].qp = 0;
+  spec.flows[3].behind = 2;
+  spec.flows[3].qp = 0;
+  Experiment exp(spec);
+  test::run_checked(exp);
+  const RdmaTransport& tr = exp.transport();
+  EXPECT_LT(tr.record(FlowId(3)).start, tr.record(FlowId(1)).start) << "started first";
+  EXPECT_LT(tr.record(FlowId(1)).delivered, tr.record(FlowId(3)).delivered) << "sent second";
+  EXPECT_EQ(tr.counters().payload_bytes_delivered, 301'000u);
+}
+
+// A message's ports and path are its QP's: others are refused, not silently replaced.
+TEST(QpStream, AMessageWithPortsOrAPathOfItsOwnIsRefused) {
+  ExperimentSpec spec;
+  spec.topology = test::small_leaf_spine(2, 2, 2);
+  spec.flows = qp_messages(0, 2, {1000, 1000});
+  spec.flows[1].sport = 12345;
+  try {
+    Experiment exp(spec);
+    ADD_FAILURE() << "accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("its ports are the QP's"), std::string::npos) << e.what();
+  }
+  spec.flows[1].sport.reset();
+  spec.flows[1].path = 1;
+  try {
+    Experiment exp(spec);
+    ADD_FAILURE() << "accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("its path is the QP's (none)"), std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace rocelab
