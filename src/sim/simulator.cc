@@ -87,8 +87,8 @@ void Simulator::check_sequences() const {
   if (origin_lp(lp_counts_[kGlobalLp]) != kGlobalLp) sequence_overflow(kGlobalLp);
 }
 
-void Simulator::push_parallel(SimPartition& p, LpId lp, Time when, uint64_t seq,
-                              uint32_t target, uint32_t kind, uint64_t arg) {
+void Simulator::push_parallel(SimPartition& p, LpId lp, Time when, uint64_t seq, uint32_t target,
+                              uint32_t kind, uint64_t arg) {
   if (when < p.now) [[unlikely]]
     scheduled_in_past(when, p.now);
   assert(kind < (1u << kEventKindBits) && lp <= kGlobalLp);
