@@ -624,10 +624,11 @@ void RdmaTransport::mark_stream_sent(QpStream& q, uint64_t upto) {
 void RdmaTransport::after_stream_send(Sender& s, QpStream& q, uint64_t seq, uint32_t payload) {
   const uint64_t sent_to = seq + payload;
   if (sent_to > s.high_sent) mark_stream_sent(q, sent_to);
-  if (s.snd_nxt == sent_to) {
-    const QpMessage& m = q.holding(seq);
-    if (sent_to == m.end && &m != &q.messages.back()) s.snd_nxt = (&m + 1)->offset;
-  }
+  // New data goes on at the next packet boundary: inside a message that is where it stands;
+  // after a message's short last packet, the next message's first byte (no second search
+  // of the stream: send_data found the message already).
+  if (s.snd_nxt == sent_to && sent_to < q.messages.back().end)
+    s.snd_nxt = QpStream::next_offset(sent_to, ctx_.wire.mtu_payload_bytes);
 }
 
 // A shared QP's cumulative ACK: each message it covers is done; the QP is done with its
