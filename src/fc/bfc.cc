@@ -633,7 +633,7 @@ BfcNic::BfcNic(Host& host, const BfcParams& params)
       params_(params),
       pfc_(host),
       shape_(params.filter_bytes, params.filter_hashes),
-      filter_(shape_.words(), 0),
+      filters_(host.port_count(), std::vector<uint64_t>(shape_.words(), 0)),
       shared_(shared_of(host.context())),
       control_kind_(host.context().state.layout().control_kind("bfc")) {}
 
@@ -641,14 +641,15 @@ bool BfcNic::on_frame(PortId in, const Packet& p) {
   if (p.type == PacketType::kPause) return pfc_.on_frame(in, p);
   if (p.type != PacketType::kControl || p.control_kind != control_kind_) return false;
   std::vector<uint64_t>& snapshot = shared_->of(p.self);
-  const bool changed = snapshot != filter_;
-  filter_.swap(snapshot);
-  if (changed) host_.nic().kick();  // a flow may have been resumed
+  std::vector<uint64_t>& filter = filters_[in.index()];
+  const bool changed = snapshot != filter;
+  filter.swap(snapshot);
+  if (changed) host_.port(in).kick();  // a flow may have been resumed
   return true;
 }
 
-bool BfcNic::flow_paused(uint32_t flow_hash) const {
-  return shape_.matches(filter_, vfid_of(flow_hash, params_.vfids));
+bool BfcNic::flow_paused(uint32_t flow_hash, PortId port) const {
+  return shape_.matches(filters_[port.index()], vfid_of(flow_hash, params_.vfids));
 }
 
 // ------------------------------------------------------------------------- config

@@ -219,7 +219,7 @@ class Bfc final : public FlowControl, public EventHandler {
 };
 
 // A host NIC under BFC: a queue per flow (§3.6), held while its VFID matches the ToR's
-// last filter; PFC PAUSE frames as the backstop.
+// last filter (per NIC port); PFC PAUSE frames as the backstop.
 class BfcNic final : public FlowControl {
  public:
   BfcNic(Host& host, const BfcParams& params);
@@ -227,7 +227,7 @@ class BfcNic final : public FlowControl {
   void on_dequeue(PortId, size_t, Packet&) override {}
   bool on_frame(PortId in, const Packet& p) override;
   bool gates_flows() const override { return true; }
-  bool flow_paused(uint32_t flow_hash) const override;
+  bool flow_paused(uint32_t flow_hash, PortId port) const override;
   bool lossless() const override { return true; }
 
  private:
@@ -235,7 +235,8 @@ class BfcNic final : public FlowControl {
   BfcParams params_;
   Pfc pfc_;
   BfcFilterShape shape_;
-  std::vector<uint64_t> filter_;
+  // By NIC port: the last filter its switch sent (a port per plane hears its own ToR).
+  std::vector<std::vector<uint64_t>> filters_;
   std::shared_ptr<BfcShared> shared_;
   ControlKind control_kind_;
 };

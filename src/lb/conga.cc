@@ -171,8 +171,8 @@ bool Conga::flowlet_expired(const Flowlet& f, Time now) const {
 
 PortId Conga::choose_egress(const SwitchView& sw, Packet& p, std::span<const PortId> candidates) {
   const Routing& r = sw.routing();
-  const uint32_t dst_edge = r.edge_of_host(p.dst.index());
-  if (!is_edge_ || r.edge_of_host(p.src.index()) != self_)  // not our packet to place
+  const uint32_t dst_edge = r.dst_edge(p);
+  if (!is_edge_ || r.src_edge(p) != self_)  // not our packet to place
     return candidates[sw.ecmp_index(p, candidates)];
   const Time now = sw.now();
   touch(now);
@@ -221,7 +221,7 @@ void Conga::on_arrival_from_fabric(Packet& p, Time now) {
   CongaTag& tag = sw_.field(tag_, p);
   if (!(tag.flags & (kTagged | kFeedback))) return;
   const Routing& r = sw_.routing();
-  Remote& rem = remote(r.edge_index(r.edge_of_host(p.src.index())));
+  Remote& rem = remote(r.edge_index(r.src_edge(p)));
   if ((tag.flags & kFeedback) && tag.fb_path < rem.paths) {  // Congestion-To-Leaf
     PathMetrics& m = rem.metrics[tag.fb_path];
     m.to_metric = tag.fb_metric;
@@ -244,8 +244,8 @@ bool Conga::on_receive(const SwitchView& sw, Packet& p, PortId in_port) {
   const Time now = sw.now();
   if (p.type == PacketType::kData) touch(now);
   const Routing& r = sw.routing();
-  const uint32_t src_edge = r.edge_of_host(p.src.index());
-  const uint32_t dst_edge = r.edge_of_host(p.dst.index());
+  const uint32_t src_edge = r.src_edge(p);
+  const uint32_t dst_edge = r.dst_edge(p);
   if (src_edge == dst_edge) return false;
   if (dst_edge == self_) {
     on_arrival_from_fabric(p, now);

@@ -83,8 +83,8 @@ std::vector<Time>& ConWeave::busy_until(uint32_t dst_edge) {
 PortId ConWeave::choose_egress(const SwitchView& sw, Packet& p,
                                std::span<const PortId> candidates) {
   const Routing& r = sw.routing();
-  const uint32_t dst_edge = r.edge_of_host(p.dst.index());
-  if (r.edge_of_host(p.src.index()) != self_) return candidates[sw.ecmp_index(p, candidates)];
+  const uint32_t dst_edge = r.dst_edge(p);
+  if (r.src_edge(p) != self_) return candidates[sw.ecmp_index(p, candidates)];
   const Time now = sw.now();
   age(now);
   const std::vector<Time>& busy = busy_until(dst_edge);
@@ -170,7 +170,7 @@ void ConWeave::on_control(const Packet& p) {
 
 bool ConWeave::on_receive(const SwitchView& sw, Packet& p, PortId in_port) {
   const Routing& r = sw.routing();
-  const uint32_t dst_edge = r.edge_of_host(p.dst.index());
+  const uint32_t dst_edge = r.dst_edge(p);
   if (p.type == PacketType::kControl) {
     if (p.control_kind != control_kind_ || dst_edge != self_) return false;
     on_control(p);

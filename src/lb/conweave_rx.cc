@@ -36,8 +36,8 @@ bool ConWeave::on_data_from_fabric(Packet& p, PortId in_port) {
 // A control packet back to the data's source ToR (it consumes it), routed by ECMP in the
 // control queue.
 void ConWeave::send_control(const Packet& data, PortId in_port, const ConWeaveControl& c) {
-  Packet& m = sw_.new_control(control_kind_, NodeId(sw_.routing().edge_of_host(data.src.index())),
-                              data.flow, data.flow_hash ^ 0x5a17u);
+  Packet& m = sw_.new_control(control_kind_, NodeId(sw_.routing().src_edge(data)), data.flow,
+                              data.flow_hash ^ 0x5a17u);
   m.sport = data.dport;
   m.dport = data.sport;
   sw_.field(control_, m) = c;

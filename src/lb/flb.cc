@@ -99,9 +99,7 @@ void Flb::compute_thresholds() {
   // Appendix A: K in [2dC, Q_PFC/n - 2dC(n-1)); d = the largest one-way delay from a
   // sender to this switch, C = the egress port's rate.
   const Routing& r = sw_.routing();
-  uint32_t max_hops = 0;
-  for (uint32_t e : r.edge_switches())
-    max_hops = std::max(max_hops, r.edge_distance(e, sw_.id().index()));
+  const uint32_t max_hops = r.farthest_edge_distance(sw_.id().index());
   Delta max_link_delay;
   for (size_t i = 0; i < sw_.port_count(); ++i)
     max_link_delay = std::max(max_link_delay, sw_.port(PortId(static_cast<uint16_t>(i))).delay());
@@ -289,7 +287,7 @@ bool Flb::is_isolation_path(const Pair& pr, uint16_t path) {
 PortId Flb::choose_egress(const SwitchView&, Packet& p, std::span<const PortId> hops) {
   const Time now = sw_.now();
   const Routing& r = sw_.routing();
-  const uint32_t dst_idx = r.edge_index(r.edge_of_host(p.dst.index()));
+  const uint32_t dst_idx = r.edge_index(r.dst_edge(p));
   Pair& pr = pair(dst_idx);
   bool fresh = false;
   FlbFlowEntry& e = table_.upsert(p, now, &fresh);
@@ -363,12 +361,12 @@ bool Flb::on_receive(const SwitchView&, Packet& p, PortId in_port) {
   const Routing& r = sw_.routing();
   const uint32_t self = sw_.id().index();
   if (cnm_.is_cnm(p)) {
-    if (r.edge_of_host(p.dst.index()) == self) on_cnm(p);
+    if (r.dst_edge(p) == self) on_cnm(p);
     return false;  // it goes on to the host (FLB §3.3)
   }
   if (p.type == PacketType::kControl) return false;
   const bool from_fabric = sw_.port(in_port).peer()->kind() == NodeKind::kSwitch;
-  const bool to_local = r.edge_of_host(p.dst.index()) == self;
+  const bool to_local = r.dst_edge(p) == self;
   if (from_fabric && to_local) {
     as_destination(p, in_port);
   } else if (!from_fabric && !to_local) {
@@ -380,7 +378,7 @@ bool Flb::on_receive(const SwitchView&, Packet& p, PortId in_port) {
 
 void Flb::as_destination(Packet& p, PortId) {
   const Routing& r = sw_.routing();
-  Pair& pr = pair(r.edge_index(r.edge_of_host(p.src.index())));
+  Pair& pr = pair(r.edge_index(r.src_edge(p)));
   Stamp& stamp = sw_.field(stamp_, p);
   if (p.type == PacketType::kData && stamp.state == kStamped) {
     const uint16_t path = stamp.path;
@@ -408,7 +406,7 @@ void Flb::as_destination(Packet& p, PortId) {
 void Flb::as_source(Packet& p) {
   // Piggyback one pending delay measurement on traffic toward the edge it describes.
   const Routing& r = sw_.routing();
-  Pair& pr = pair(r.edge_index(r.edge_of_host(p.dst.index())));
+  Pair& pr = pair(r.edge_index(r.dst_edge(p)));
   const uint32_t path = pr.fb.take_changed();
   if (path == FeedbackRoundRobin::kNone) return;
   sw_.field(feedback_, p) = Feedback{true, static_cast<uint16_t>(path), pr.fb_owd[path]};

@@ -129,6 +129,7 @@ class Flb final : public LoadBalancer, public EventHandler {
       NodeId src_host;
       PortId in_port;
       uint16_t sport;
+      uint8_t nic_port;  // its QP's NIC port: a CNM goes back to the sender's edge on it
       Time last_cnm;
       Time last_seen;             // its last packet toward this port
       bool in_congestion = true;  // its last CNM carried the congestion flag
@@ -166,7 +167,7 @@ class Flb final : public LoadBalancer, public EventHandler {
   void as_destination(Packet& p, PortId in_port);
   void as_source(Packet& p);
   void check_isolation(const Packet& p, PortId in_port);
-  void send_cnm(NodeId src_host, FlowId flow, uint16_t sport, PortId out, const Cnm& cnm);
+  void send_cnm(const DsPort::Flow& f, const Cnm& cnm);
   void on_cnm(const Packet& p);
   void release_port(DsPort& dp, Time now);
   void sweep_congested_flows(Time now);

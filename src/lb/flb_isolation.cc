@@ -11,7 +11,7 @@
 namespace rocelab {
 
 void Flb::check_isolation(const Packet& p, PortId in_port) {
-  const PortId out = sw_.routing().host_port_at_edge(p.dst.index());
+  const PortId out = sw_.routing().dst_port_at_edge(p);
   DsPort& dp = ds_ports_[out.index()];
   const Time now = sw_.now();
   const uint32_t key = table_.key_of(p);
@@ -25,8 +25,10 @@ void Flb::check_isolation(const Packet& p, PortId in_port) {
   if (it == dp.flows.end()) {
     // A newly congested flow. The others learn the new n from their next refresh or from
     // the release CNM, which carries the final n (FLB+RC resumes at C/n with it).
-    it =
-        dp.flows.emplace(key, DsPort::Flow{p.flow, p.src, in_port, p.sport, now, now, false}).first;
+    it = dp.flows
+             .emplace(key,
+                      DsPort::Flow{p.flow, p.src, in_port, p.sport, p.nic_port, now, now, false})
+             .first;
     send_flow_cnm(dp, key, it->second, true, static_cast<uint32_t>(dp.flows.size()), now);
   } else if (!it->second.in_congestion || now - it->second.last_cnm >= cfg_.cnm_refresh) {
     it->second.in_port = in_port;
@@ -81,16 +83,18 @@ void Flb::sweep_congested_flows(Time now) {
 
 void Flb::send_flow_cnm(const DsPort& dp, uint32_t key, DsPort::Flow& f, bool congested, uint32_t n,
                         Time now) {
-  send_cnm(f.src_host, f.flow, f.sport, f.in_port, Cnm{congested, n, key, dp.congestion_point});
+  send_cnm(f, Cnm{congested, n, key, dp.congestion_point});
   f.in_congestion = congested;
   f.last_cnm = now;
 }
 
-void Flb::send_cnm(NodeId src_host, FlowId flow, uint16_t sport, PortId out, const Cnm& cnm) {
+void Flb::send_cnm(const DsPort::Flow& f, const Cnm& cnm) {
   const uint32_t key = cnm.flow_key;
-  Packet& c = sw_.new_control(0, src_host, flow, static_cast<uint32_t>(mix64(key ^ 0xc4d)));
+  Packet& c = sw_.new_control(0, f.src_host, f.flow, static_cast<uint32_t>(mix64(key ^ 0xc4d)));
   cnm_.write(sw_, c, cnm);  // its control kind and fields
-  c.sport = sport;
+  c.sport = f.sport;
+  c.nic_port = f.nic_port;
+  const PortId out = f.in_port;
   ++cnms_sent_;
   // Back through the flow's previous hop (§3.2 "CNM construction"); from there it is
   // routed to the sender's edge switch.

@@ -98,7 +98,7 @@ void InNetworkReorder::schedule_flush(RxFlow& f, const Packet& p, Time when) {
     free_queues_.pop_back();
     ReorderQueue& q = queues_[f.queue];
     q.flow = p.flow;
-    q.port = sw_.routing().host_port_at_edge(p.dst.index());
+    q.port = sw_.routing().dst_port_at_edge(p);
     port_change(q.port, +1);
     ++live_queues_;
     stats_.max_queues = std::max(stats_.max_queues, live_queues_);

@@ -166,8 +166,7 @@ Lbodsn::Lbodsn(const SwitchView& sw, const LbodsnConfig& cfg)
         sw.wire().serialize(sw.wire().control_wire_bytes(PacketType::kControl), port.rate_bps());
     data_hop = port.delay() + sw.wire().serialize(sw.wire().mtu_wire_bytes(), port.rate_bps());
   }
-  uint32_t links = 0;
-  for (uint32_t e : r.edge_switches()) links = std::max(links, r.edge_distance(self_, e));
+  const uint32_t links = r.farthest_edge_distance(self_);
   t_d_ = cfg.t_d > Delta::zero() ? cfg.t_d : control_hop * static_cast<int64_t>(links);
   t_re_flight_ = cfg.t_re_flight > Delta::zero() ? cfg.t_re_flight : t_d_;
   const Delta rtt = data_hop * static_cast<int64_t>(links) + t_d_;
@@ -235,8 +234,8 @@ uint32_t Lbodsn::choose_new_path(uint32_t dst_edge, uint32_t paths,
 // Per data packet from a local host to another ToR.
 PortId Lbodsn::choose_egress(const SwitchView& sw, Packet& p, std::span<const PortId> candidates) {
   const Routing& r = sw.routing();
-  if (r.edge_of_host(p.src.index()) != self_) return candidates[sw.ecmp_index(p, candidates)];
-  const uint32_t dst_edge = r.edge_of_host(p.dst.index());
+  if (r.src_edge(p) != self_) return candidates[sw.ecmp_index(p, candidates)];
+  const uint32_t dst_edge = r.dst_edge(p);
   const Time now = sw.now();
   age(now);
   // Routing::path_count works the count out (and allocates): the table sized once holds it.
@@ -376,10 +375,10 @@ bool Lbodsn::on_receive(const SwitchView& sw, Packet& p, PortId in_port) {
     return true;
   }
   if (p.type != PacketType::kData) {
-    if (r.edge_of_host(p.dst.index()) != self_) return false;
+    if (r.dst_edge(p) != self_) return false;
     return filter_cnp(p);
   }
-  if (r.edge_of_host(p.dst.index()) != self_) return false;
+  if (r.dst_edge(p) != self_) return false;
   if (sw.port(in_port).peer()->kind() != NodeKind::kSwitch) return false;  // same ToR
   return on_data_from_fabric(p, in_port);
 }

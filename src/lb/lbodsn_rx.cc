@@ -37,7 +37,7 @@ void Lbodsn::on_enqueue(const SwitchView& sw, Packet& p, PortId /*port*/) {
   g.prio = p.priority;
   QueuedFlow& qf = g.flows.try_emplace(p.flow.index()).first->second;
   qf.bytes += p.wire_bytes;
-  qf.src_edge = sw.routing().edge_of_host(p.src.index());
+  qf.src_edge = sw.routing().src_edge(p);
   qf.path = sw.field(tag_, p).path;
   qf.flow_hash = p.flow_hash;
   sample_window(g, now);
@@ -218,7 +218,7 @@ bool Lbodsn::on_data_from_fabric(Packet& p, PortId in_port) {
   if (tag.flag == 0) return false;  // not balanced (one path)
   const Time now = sw_.now();
   age(now);
-  const uint32_t src_edge = sw_.routing().edge_of_host(p.src.index());
+  const uint32_t src_edge = sw_.routing().src_edge(p);
   const Delta owd = now - Time{tag.tx_time_ps};
   PathDelay& d = path_delay(src_edge, tag.path);
   d.owd = owd;

@@ -78,8 +78,7 @@ Proteus::Proteus(const SwitchView& sw, const ProteusConfig& cfg)
   pairs_.resize(r.edge_switches().size());
   port_bytes_.assign(sw.port_count(), 0);
   // One measurement period for the switch: the base RTT over its longest edge pair.
-  uint32_t max_links = 0;
-  for (uint32_t e : r.edge_switches()) max_links = std::max(max_links, r.edge_distance(e, self_));
+  const uint32_t max_links = r.farthest_edge_distance(self_);
   Delta per_link;
   for (size_t i = 0; i < sw.port_count(); ++i) {
     const EgressPort& port = sw.port(PortId(static_cast<uint16_t>(i)));
@@ -319,7 +318,7 @@ PortId Proteus::choose_egress(const SwitchView&, Packet& p, std::span<const Port
   if (!is_edge_) return hops[sw_.ecmp_index(p, hops)];
   const Time now = sw_.now();
   const Routing& r = sw_.routing();
-  Pair& pr = pair(r.edge_index(r.edge_of_host(p.dst.index())));
+  Pair& pr = pair(r.edge_index(r.dst_edge(p)));
   bool fresh_flow = false;
   FlowEntry& e = table_.upsert(p, now, &fresh_flow);
   e.path = static_cast<uint16_t>(rtt_level_choice(pr, e, fresh_flow, now));
@@ -428,7 +427,7 @@ bool Proteus::on_receive(const SwitchView&, Packet& p, PortId in_port) {
   if (p.type == PacketType::kControl) return false;
   const Time now = sw_.now();
   const Routing& r = sw_.routing();
-  const uint32_t dst_edge = r.edge_of_host(p.dst.index());
+  const uint32_t dst_edge = r.dst_edge(p);
   if (is_edge_) {
     const bool from_fabric = sw_.port(in_port).peer()->kind() == NodeKind::kSwitch;
     if (!from_fabric && dst_edge != self_) {  // entering the fabric here
@@ -473,7 +472,7 @@ void Proteus::on_dequeue(const SwitchView&, Packet& p, PortId, size_t) {
 // data bytes of each fabric ingress port for the utilisation, and the feedback it carries.
 void Proteus::as_destination(Packet& p, PortId in_port, Time now) {
   const Routing& r = sw_.routing();
-  const uint32_t src_idx = r.edge_index(r.edge_of_host(p.src.index()));
+  const uint32_t src_idx = r.edge_index(r.src_edge(p));
   Pair& pr = pair(src_idx);
   if (p.type == PacketType::kData) {
     Tag& tag = sw_.field(tag_, p);
@@ -522,7 +521,7 @@ void Proteus::close_period() {
 
 void Proteus::as_source(Packet& p) {
   const Routing& r = sw_.routing();
-  Pair& pr = pair(r.edge_index(r.edge_of_host(p.dst.index())));
+  Pair& pr = pair(r.edge_index(r.dst_edge(p)));
   const uint32_t path = pr.fb.take_changed();
   if (path == FeedbackRoundRobin::kNone) return;
   sw_.field(feedback_, p) =

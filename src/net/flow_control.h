@@ -41,7 +41,8 @@ class FlowControl {
   // A host NIC's per-flow gate (BFC pauses flows at the NIC): the transport asks, per
   // flow, before it sends; only when gates_flows() is true.
   virtual bool gates_flows() const { return false; }
-  virtual bool flow_paused(uint32_t /*flow_hash*/) const { return false; }
+  // `port`: the NIC port the flow sends on (each port hears its own switch).
+  virtual bool flow_paused(uint32_t /*flow_hash*/, PortId /*port*/) const { return false; }
 
   // Figures for summary.json's fc_stats, combined over nodes.
   virtual void add_stats(std::vector<SchemeStat>& /*out*/) const {}

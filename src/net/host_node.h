@@ -18,9 +18,9 @@ class HostAgent {
   virtual void on_host_receive(NodeId host, PacketId pkt) = 0;
   // The NIC port is idle: the next data packet to send, or invalid (see Node::pull).
   virtual PacketId pull_data(NodeId host, const EgressPort& port, Time* next_ready) = 0;
-  // False when pull_data would return nothing and no wake-up time until something outside
+  // False when pull_data on `port` would return nothing and no wake-up time until something outside
   // (a flow start, an ACK, a rate change) kicks the NIC.
-  virtual bool has_data(NodeId /*host*/) const { return true; }
+  virtual bool has_data(NodeId /*host*/, PortId /*port*/) const { return true; }
 };
 
 class Host final : public Node {
@@ -29,7 +29,8 @@ class Host final : public Node {
 
   void set_agent(HostAgent* agent) { agent_ = agent; }
   void set_flow_control(std::unique_ptr<FlowControl> fc) { fc_ = std::move(fc); }
-  EgressPort& nic() { return *ports_[0]; }
+  // The NIC's port `port` (its port-th link; one per plane or ToR).
+  EgressPort& nic(uint32_t port = 0) { return *ports_[port]; }
   const FlowControl* flow_control() const { return fc_.get(); }
 
   void receive(PacketId pkt, PortId in_port) override;
@@ -37,7 +38,7 @@ class Host final : public Node {
   PacketId pull(PortId port, Time* next_ready) override {
     return agent_ ? agent_->pull_data(id_, *ports_[port.index()], next_ready) : PacketId::invalid();
   }
-  bool may_pull(PortId) const override { return agent_ && agent_->has_data(id_); }
+  bool may_pull(PortId port) const override { return agent_ && agent_->has_data(id_, port); }
 
  private:
   HostAgent* agent_ = nullptr;

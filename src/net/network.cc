@@ -105,13 +105,13 @@ std::span<const Network::Link> Network::edge_route_links(uint32_t src_edge,
   return it->second;
 }
 
-Network::RouteLinks Network::route_links(NodeId a, NodeId b) const {
+Network::RouteLinks Network::route_links(NodeId a, NodeId b, uint32_t port) const {
   const Routing& r = healthy_routing();
-  const uint32_t dst_edge = r.edge_of_host(b.index());
-  const EgressPort& nic = nodes_[a.index()]->port(PortId(0));
-  const EgressPort& last = nodes_[dst_edge]->port(r.host_port_at_edge(b.index()));
+  const uint32_t dst_edge = r.edge_of_host(b.index(), port);
+  const EgressPort& nic = nodes_[a.index()]->port(PortId(static_cast<uint16_t>(port)));
+  const EgressPort& last = nodes_[dst_edge]->port(r.host_port_at_edge(b.index(), port));
   return RouteLinks{{nic.nominal_rate_bps(), nic.delay()},
-                    edge_route_links(r.edge_of_host(a.index()), dst_edge),
+                    edge_route_links(r.edge_of_host(a.index(), port), dst_edge),
                     {last.nominal_rate_bps(), last.delay()}};
 }
 
@@ -132,17 +132,22 @@ Delta Network::max_route_sum(const std::function<Delta(BitsPerSec, Delta)>& link
       }
     }
   };
-  std::map<uint32_t, std::pair<Top2, Top2>> edges;  // edge -> (first links, last links)
+  // (port index, edge) -> (first links, last links): a QP uses one port index at both ends.
+  std::map<std::pair<uint32_t, uint32_t>, std::pair<Top2, Top2>> edges;
   for (NodeId h : hosts_) {
-    const uint32_t edge = r.edge_of_host(h.index());
-    const EgressPort& nic = nodes_[h.index()]->port(PortId(0));
-    const EgressPort& down = nodes_[edge]->port(r.host_port_at_edge(h.index()));
-    edges[edge].first.add(link_term(nic.nominal_rate_bps(), nic.delay()), h);
-    edges[edge].second.add(link_term(down.nominal_rate_bps(), down.delay()), h);
+    for (uint32_t k = 0; k < r.port_count(h.index()); ++k) {
+      const uint32_t edge = r.edge_of_host(h.index(), k);
+      const EgressPort& nic = nodes_[h.index()]->port(PortId(static_cast<uint16_t>(k)));
+      const EgressPort& down = nodes_[edge]->port(r.host_port_at_edge(h.index(), k));
+      edges[{k, edge}].first.add(link_term(nic.nominal_rate_bps(), nic.delay()), h);
+      edges[{k, edge}].second.add(link_term(down.nominal_rate_bps(), down.delay()), h);
+    }
   }
   Delta best = Delta::zero();
-  for (const auto& [src_edge, src] : edges) {
-    for (const auto& [dst_edge, dst] : edges) {
+  for (const auto& [src_key, src] : edges) {
+    for (const auto& [dst_key, dst] : edges) {
+      if (src_key.first != dst_key.first) continue;
+      const uint32_t src_edge = src_key.second, dst_edge = dst_key.second;
       const Top2& up = src.first;
       const Top2& down = dst.second;
       if (src_edge == dst_edge) {
@@ -211,16 +216,16 @@ uint64_t Network::data_packet_hops() const {
   return hops;
 }
 
-Delta Network::one_way_delay(NodeId a, NodeId b, uint32_t wire_bytes) const {
-  const RouteLinks links = route_links(a, b);
+Delta Network::one_way_delay(NodeId a, NodeId b, uint32_t wire_bytes, uint32_t port) const {
+  const RouteLinks links = route_links(a, b, port);
   Delta total;
   for (size_t i = 0; i < links.size(); ++i)
     total += links[i].second + ctx_->wire.serialize(wire_bytes, links[i].first);
   return total;
 }
 
-BitsPerSec Network::bottleneck_rate_bps(NodeId a, NodeId b) const {
-  const RouteLinks links = route_links(a, b);
+BitsPerSec Network::bottleneck_rate_bps(NodeId a, NodeId b, uint32_t port) const {
+  const RouteLinks links = route_links(a, b, port);
   BitsPerSec slowest = 0;
   for (size_t i = 0; i < links.size(); ++i)
     if (slowest == 0 || links[i].first < slowest) slowest = links[i].first;
@@ -228,7 +233,7 @@ BitsPerSec Network::bottleneck_rate_bps(NodeId a, NodeId b) const {
 }
 
 Delta Network::message_delay(NodeId a, NodeId b, uint64_t frames, uint32_t frame_wire_bytes,
-                             uint32_t last_wire_bytes) const {
+                             uint32_t last_wire_bytes, uint32_t port) const {
   // Frame k leaves link i when it has arrived there and frame k-1 has left: finish(i, k) =
   // max(finish(i-1, k) + delay(i-1), finish(i, k-1)) + serialization(i, k). Unrolled, the
   // last frame's finish on the last link is the sum of the delays plus the heaviest
@@ -236,7 +241,7 @@ Delta Network::message_delay(NodeId a, NodeId b, uint64_t frames, uint32_t frame
   // the heaviest one takes links 1..j with full frames, spends the other frames - 2 on the
   // slowest of those links, then carries the last frame over links j..end: a short last
   // frame waits behind the full one before it on every link up to j.
-  const RouteLinks links = route_links(a, b);
+  const RouteLinks links = route_links(a, b, port);
   const size_t n = links.size();
   // The last frame over links j..end: all of them, less those before j.
   Delta last_all, propagation;
@@ -257,8 +262,8 @@ Delta Network::message_delay(NodeId a, NodeId b, uint64_t frames, uint32_t frame
   return propagation + heaviest;
 }
 
-Delta Network::slowest_serialization(NodeId a, NodeId b, uint32_t wire_bytes) const {
-  const RouteLinks links = route_links(a, b);
+Delta Network::slowest_serialization(NodeId a, NodeId b, uint32_t wire_bytes, uint32_t port) const {
+  const RouteLinks links = route_links(a, b, port);
   Delta slowest;
   for (size_t i = 0; i < links.size(); ++i)
     slowest = std::max(slowest, ctx_->wire.serialize(wire_bytes, links[i].first));

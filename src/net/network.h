@@ -72,13 +72,13 @@ class Network {
   Switch& switch_at(NodeId id) { return static_cast<Switch&>(*nodes_[id.index()]); }
   const std::vector<NodeId>& hosts() const { return hosts_; }
   const std::vector<NodeId>& switches() const { return switches_; }
-  // Line rate of a host's NIC.
-  BitsPerSec host_rate_bps(NodeId host) const {
-    return nodes_[host.index()]->port(PortId(0)).rate_bps();
+  // Line rate of a host's NIC port `port` (its port-th link).
+  BitsPerSec host_rate_bps(NodeId host, uint32_t port = 0) const {
+    return nodes_[host.index()]->port(PortId(static_cast<uint16_t>(port))).rate_bps();
   }
-  // The NIC's rate as built (a degraded link's fault aside): what ideal times are of.
-  BitsPerSec host_nominal_rate_bps(NodeId host) const {
-    return nodes_[host.index()]->port(PortId(0)).nominal_rate_bps();
+  // That port's rate as built (a degraded link's fault aside): what ideal times are of.
+  BitsPerSec host_nominal_rate_bps(NodeId host, uint32_t port = 0) const {
+    return nodes_[host.index()]->port(PortId(static_cast<uint16_t>(port))).nominal_rate_bps();
   }
 
   void set_host_agent(HostAgent* agent);
@@ -89,25 +89,26 @@ class Network {
   const FlowControlConfig& flow_control() const { return *cfg_.flow_control; }
 
   // Sum of propagation and serialization delays of one `wire_bytes` frame along the
-  // default (path 0) route from host a to host b, store-and-forward at every hop.
-  Delta one_way_delay(NodeId a, NodeId b, uint32_t wire_bytes) const;
+  // default (path 0) route from host a's NIC port `port` to host b's (the same index),
+  // store-and-forward at every hop. So for the route helpers below.
+  Delta one_way_delay(NodeId a, NodeId b, uint32_t wire_bytes, uint32_t port = 0) const;
   // Slowest link rate on that route.
-  BitsPerSec bottleneck_rate_bps(NodeId a, NodeId b) const;
+  BitsPerSec bottleneck_rate_bps(NodeId a, NodeId b, uint32_t port = 0) const;
   // Time from host a's NIC starting `frames` (>= 1) frames back to back at its line rate,
   // all of `frame_wire_bytes` but the last, of `last_wire_bytes`, until the last has fully
   // arrived at host b, along the idle default route, store-and-forward at every hop.
   Delta message_delay(NodeId a, NodeId b, uint64_t frames, uint32_t frame_wire_bytes,
-                      uint32_t last_wire_bytes) const;
+                      uint32_t last_wire_bytes, uint32_t port = 0) const;
   // Serialization of one `wire_bytes` frame on the slowest link of that route.
-  Delta slowest_serialization(NodeId a, NodeId b, uint32_t wire_bytes) const;
+  Delta slowest_serialization(NodeId a, NodeId b, uint32_t wire_bytes, uint32_t port = 0) const;
   // The largest, over ordered pairs of distinct hosts, of the sum of `link_term(rate,
   // delay)` over the links of the default route (HPCC's network-wide base RTT). Costs one
   // route per pair of edge switches, not per pair of hosts.
   Delta max_route_sum(const std::function<Delta(BitsPerSec, Delta)>& link_term) const;
   // Switches on that route (what a packet's TTL counts down).
-  uint32_t switch_hops(NodeId a, NodeId b) const {
+  uint32_t switch_hops(NodeId a, NodeId b, uint32_t port = 0) const {
     const Routing& r = healthy_routing();
-    return r.edge_distance(r.edge_of_host(a.index()), r.edge_of_host(b.index())) + 1;
+    return r.edge_distance(r.edge_of_host(a.index(), port), r.edge_of_host(b.index(), port)) + 1;
   }
 
   // Invariants after a drained run: empty buffers and queues; empty string when they hold.
@@ -137,7 +138,7 @@ class Network {
       return i == 0 ? first : i <= middle.size() ? middle[i - 1] : last;
     }
   };
-  RouteLinks route_links(NodeId a, NodeId b) const;
+  RouteLinks route_links(NodeId a, NodeId b, uint32_t port) const;
   // Counters with nothing counted yet: a lane's start (pause frames by node sized).
   NetCounters blank_counters() const;
   // The switch links of the default route between two edge switches (cached).

@@ -64,6 +64,9 @@ struct alignas(64) Packet {
   uint64_t seq = 0;            // data: offset of the first payload byte; ack/nak: cumulative ack
   Time sent_time;              // departure from the sender NIC (data); echoed in ACK/NAK
   uint32_t payload_bytes = 0;  // RDMA payload carried (data only; switches do not read it)
+  // The NIC port its QP uses at both ends (port k: the host's k-th link, plane k). Switches
+  // read it only in fabrics whose NICs have several ports (Routing::multi_port).
+  uint8_t nic_port = 0;
 
   // The first scheme-declared fields (net/packet_state.h), in the packet itself so that a
   // switch reading them touches no other memory. Zeroed with the packet.
@@ -73,6 +76,7 @@ struct alignas(64) Packet {
   alignas(8) std::byte inline_state[kInlineStateBytes] = {};
 };
 static_assert(sizeof(Packet) == 128);
+static_assert(offsetof(Packet, inline_state) == 88, "nic_port took padding, not a field's room");
 static_assert(offsetof(Packet, path_digits) + sizeof(uint32_t) <= 64,
               "what switches read stays in the first cache line");
 

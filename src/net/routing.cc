@@ -29,27 +29,7 @@ void Routing::build(const TopologySpec& topo, const std::vector<std::vector<Port
            (link_down.empty() || link_down[pp.link] == 0);
   };
   nodes_ = topo.nodes.size();
-  edge_index_.assign(nodes_, kNone);
-  host_edge_.assign(nodes_, kNone);
-  host_port_.assign(nodes_, PortId::invalid());
-  edges_.clear();
-
-  for (uint32_t h = 0; h < nodes_; ++h) {
-    if (topo.nodes[h].kind != NodeKind::kHost) continue;
-    if (adjacency[h].size() != 1)
-      throw std::invalid_argument("host '" + topo.nodes[h].name + "' must have exactly one link");
-    const PortPeer& up = adjacency[h][0];
-    if (topo.nodes[up.node].kind != NodeKind::kSwitch)
-      throw std::invalid_argument("host '" + topo.nodes[h].name + "' must connect to a switch");
-    host_edge_[h] = up.node;
-    host_port_[h] = up.peer_port;
-    if (edge_index_[up.node] == kNone) {
-      edge_index_[up.node] = static_cast<uint32_t>(edges_.size());
-      edges_.push_back(up.node);
-    }
-  }
-  // An edge switch is its own edge: a control packet addressed to it routes there.
-  for (uint32_t e : edges_) host_edge_[e] = e;
+  place_hosts(topo, adjacency);
 
   // BFS over switches from every edge switch.
   const size_t ne = edges_.size();
@@ -98,11 +78,62 @@ void Routing::build(const TopologySpec& topo, const std::vector<std::vector<Port
     }
   }
   if (!link_down.empty()) return;  // a failure may cut the fabric: see Switch::route
+  check_connected(topo);
+}
+
+// A host's port k is its k-th link; hosts of one port keep the tables of one row.
+void Routing::place_hosts(const TopologySpec& topo,
+                          const std::vector<std::vector<PortPeer>>& adjacency) {
+  ports_per_host_ = 1;
+  for (uint32_t h = 0; h < nodes_; ++h) {
+    if (topo.nodes[h].kind != NodeKind::kHost) continue;
+    if (adjacency[h].empty())
+      throw std::invalid_argument("host '" + topo.nodes[h].name + "' has no link");
+    ports_per_host_ =
+        std::max<uint32_t>(ports_per_host_, static_cast<uint32_t>(adjacency[h].size()));
+  }
+  if (ports_per_host_ > 255)
+    throw std::invalid_argument("a host has more than 255 links (NIC ports)");
+  multi_port_ = ports_per_host_ > 1;
+  edge_index_.assign(nodes_, kNone);
+  host_edge_.assign(ports_per_host_ * nodes_, kNone);
+  host_port_.assign(ports_per_host_ * nodes_, PortId::invalid());
+  host_ports_.clear();
+  if (multi_port_) host_ports_.assign(nodes_, 1);
+  edges_.clear();
+  edge_port_masks_.clear();
+  for (uint32_t h = 0; h < nodes_; ++h) {
+    if (topo.nodes[h].kind != NodeKind::kHost) continue;
+    if (multi_port_) host_ports_[h] = static_cast<uint16_t>(adjacency[h].size());
+    for (uint32_t k = 0; k < adjacency[h].size(); ++k) {
+      const PortPeer& up = adjacency[h][k];
+      if (topo.nodes[up.node].kind != NodeKind::kSwitch)
+        throw std::invalid_argument("host '" + topo.nodes[h].name + "' must connect to a switch");
+      host_edge_[k * nodes_ + h] = up.node;
+      host_port_[k * nodes_ + h] = up.peer_port;
+      if (edge_index_[up.node] == kNone) {
+        edge_index_[up.node] = static_cast<uint32_t>(edges_.size());
+        edges_.push_back(up.node);
+        edge_port_masks_.push_back(0);
+      }
+      edge_port_masks_[edge_index_[up.node]] |= k < 32 ? 1u << k : 0u;
+    }
+  }
+  // An edge switch is its own edge, whatever port a packet names: a control packet
+  // addressed to it routes there.
+  for (uint32_t k = 0; k < ports_per_host_; ++k)
+    for (uint32_t e : edges_) host_edge_[k * nodes_ + e] = e;
+}
+
+void Routing::check_connected(const TopologySpec& topo) const {
   for (uint32_t a : edges_)
-    for (uint32_t b : edges_)
+    for (uint32_t b : edges_) {
+      // A QP uses one port index at both ends: planes need not reach each other.
+      if ((edge_port_masks_[edge_index_[a]] & edge_port_masks_[edge_index_[b]]) == 0) continue;
       if (dist_[edge_index_[b] * nodes_ + a] == kNone)
         throw std::invalid_argument("edge switches '" + topo.nodes[a].name + "' and '" +
                                     topo.nodes[b].name + "' are not connected");
+    }
 }
 
 // The first candidate with exactly `rank` peers of lower node id below it, or `rank`
@@ -144,6 +175,15 @@ void Routing::add_peer_ranks(const std::vector<PortPeer>& ports_of_node, Range r
 
 uint32_t Routing::edge_distance(uint32_t src_edge, uint32_t dst_edge) const {
   return dist_[edge_index_[dst_edge] * nodes_ + src_edge];
+}
+
+uint32_t Routing::farthest_edge_distance(uint32_t node) const {
+  uint32_t farthest = 0;
+  for (size_t e = 0; e < edges_.size(); ++e) {
+    const uint32_t d = dist_[e * nodes_ + node];
+    if (d != kNone) farthest = std::max(farthest, d);
+  }
+  return farthest;
 }
 
 uint64_t Routing::path_count(uint32_t src_edge, uint32_t dst_edge) const {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "net/packet.h"
 #include "net/topology.h"
 #include "sim/ids.h"
 
@@ -38,10 +39,30 @@ class Routing {
              const std::vector<uint8_t>& link_down = {});
 
   bool is_edge(uint32_t node) const { return edge_index_[node] != kNone; }
-  // The edge switch a packet addressed to `node` leaves the fabric at: a host's own, or an
-  // edge switch itself (switch-to-switch control messages).
-  uint32_t edge_of_host(uint32_t host) const { return host_edge_[host]; }
-  PortId host_port_at_edge(uint32_t host) const { return host_port_[host]; }
+  // The edge switch a packet addressed to `node`'s port `port` leaves the fabric at: the one
+  // that port links to, or an edge switch itself (switch-to-switch control messages).
+  uint32_t edge_of_host(uint32_t host, uint32_t port = 0) const {
+    return host_edge_[port * nodes_ + host];
+  }
+  PortId host_port_at_edge(uint32_t host, uint32_t port = 0) const {
+    return host_port_[port * nodes_ + host];
+  }
+  // The edge switches a packet enters and leaves the fabric at: its QP's port at either end
+  // (Packet::nic_port), read only when some NIC has more than one port.
+  uint32_t src_edge(const Packet& p) const {
+    return host_edge_[(multi_port_ ? p.nic_port * nodes_ : 0) + p.src.index()];
+  }
+  uint32_t dst_edge(const Packet& p) const {
+    return host_edge_[(multi_port_ ? p.nic_port * nodes_ : 0) + p.dst.index()];
+  }
+  PortId dst_port_at_edge(const Packet& p) const {
+    return host_port_[(multi_port_ ? p.nic_port * nodes_ : 0) + p.dst.index()];
+  }
+  // Some host has more than one port (planes, dual ToR); ports_per_host() is the most any has.
+  bool multi_port() const { return multi_port_; }
+  uint32_t ports_per_host() const { return ports_per_host_; }
+  // Ports of host `host` (1 for a switch).
+  uint32_t port_count(uint32_t host) const { return host_ports_.empty() ? 1 : host_ports_[host]; }
   const std::vector<uint32_t>& edge_switches() const { return edges_; }
   uint32_t edge_index(uint32_t edge_switch) const { return edge_index_[edge_switch]; }
 
@@ -61,6 +82,9 @@ class Routing {
   }
   // Switch hops between two edge switches (0 when equal).
   uint32_t edge_distance(uint32_t src_edge, uint32_t dst_edge) const;
+  // The most switch hops from `node` to an edge switch it reaches (another plane's are not
+  // reached): what a scheme's longest path spans.
+  uint32_t farthest_edge_distance(uint32_t node) const;
   // Number of distinct shortest paths between two edge switches; 1 for a pair cut off by
   // failed links (one dead path: schemes that index paths need at least one).
   uint64_t path_count(uint32_t src_edge, uint32_t dst_edge) const;
@@ -85,10 +109,19 @@ class Routing {
   // else a new one (added to `distinct`).
   Range list_range(const std::vector<PortPeer>& ports_of_node, const std::vector<PortId>& hops,
                    std::vector<Range>& distinct);
+  void place_hosts(const TopologySpec& topo, const std::vector<std::vector<PortPeer>>& adjacency);
+  // Throws unless every two edge switches some QP could join (hosts' ports of one index
+  // under each) are connected.
+  void check_connected(const TopologySpec& topo) const;
   std::vector<uint32_t> edges_;
   std::vector<uint32_t> edge_index_;
+  // [port * nodes + node]: a host's port `port`'s edge switch and that switch's port to it.
   std::vector<uint32_t> host_edge_;
   std::vector<PortId> host_port_;
+  std::vector<uint16_t> host_ports_;       // [node] a host's port count; empty: one each
+  std::vector<uint32_t> edge_port_masks_;  // [edge index] bit k: some host's port k is here
+  bool multi_port_ = false;
+  uint32_t ports_per_host_ = 1;
   std::vector<uint32_t> switch_row_;  // [node] its row of table_ (the empty last row: a host)
   std::vector<Range> table_;          // [row * edges + edge index]
   std::vector<PortId> ports_;

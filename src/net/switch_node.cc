@@ -49,8 +49,8 @@ size_t Switch::ecmp_index(const Packet& p, std::span<const PortId> hops) const {
 
 PortId Switch::route(Packet& p) {
   const Routing& r = ctx_.routing;
-  const uint32_t dst_edge = r.edge_of_host(p.dst.index());
-  if (dst_edge == id_.index()) return r.host_port_at_edge(p.dst.index());
+  const uint32_t dst_edge = r.dst_edge(p);
+  if (dst_edge == id_.index()) return r.dst_port_at_edge(p);
   const std::span<const PortId> hops = r.next_hops(id_.index(), dst_edge);
   if (hops.size() <= 1)
     return hops.empty() ? PortId::invalid() : hops[0];  // none: failures cut the fabric
@@ -132,7 +132,7 @@ bool Switch::admit(Packet& p, PortId in_port, PortId out) {
 // later. Only for packets to a local host, whose route has no choice to make twice.
 bool Switch::admit_held(PacketId pkt, PortId in_port) {
   Packet& p = ctx_.pkt(pkt);
-  if (ctx_.routing.edge_of_host(p.dst.index()) != id_.index())
+  if (ctx_.routing.dst_edge(p) != id_.index())
     throw std::logic_error("admit_held: only packets for a host of this switch can be held");
   const PortId out = route(p);
   return !port_of(out).queued_as_data(p) || admit(p, in_port, out);

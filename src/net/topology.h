@@ -25,6 +25,8 @@ struct NodeSpec {
   static constexpr uint32_t kNoServer = UINT32_MAX;
   uint32_t server = kNoServer;
   uint16_t nic = 0;
+  // The plane a switch belongs to (with_planes); 0 for hosts and single-plane fabrics.
+  uint16_t plane = 0;
 };
 
 struct LinkSpec {
@@ -92,6 +94,18 @@ struct RailParams {
   Delta link_delay = Delta::from_us(1);
 };
 TopologySpec rail_optimized(const RailParams& p);
+
+// A fabric of `planes` parallel copies of `one` (NICs with a port per plane, as in
+// multi-plane GPU fabrics): the hosts keep their ids, plane k's switches are copies of
+// one's, named <name>_p<k> (planes > 1), and every host's port k (its k-th link) goes to
+// plane k. Plane 0's nodes and links come first, in one's order, so planes = 1 gives
+// `one` itself. Throws std::invalid_argument when a host of `one` has other than one link.
+TopologySpec with_planes(const TopologySpec& one, uint32_t planes);
+// Dual ToR (Alibaba HPN): every edge switch of `one` becomes a pair, <name>_t0 in its place
+// and <name>_t1 after every other node, each with all of the edge's links; every host's
+// port 0 goes to the pair's t0 and port 1 to its t1. One plane: both ToRs reach the same
+// spines. Throws std::invalid_argument when a host of `one` has other than one link.
+TopologySpec with_dual_tor(const TopologySpec& one);
 
 // FLB paper Fig. 1 testbed: S0 and S4 joined through S1, S2, S3 (paths P0, P1, P2);
 // H0-H2 on S0, R0-R2 and H3-H16 on S4. Names follow the paper.

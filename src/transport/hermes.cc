@@ -70,12 +70,12 @@ void HermesPath::fold_lanes() {
       {});
 }
 
-uint32_t HermesPath::table_for(uint32_t host, uint32_t dst_edge) {
+uint32_t HermesPath::table_for(uint32_t host, uint32_t src_edge, uint32_t dst_edge) {
   const Routing& r = transport_->network().context().routing;
   uint32_t& index = table_index_[static_cast<size_t>(host) * edges_ + r.edge_index(dst_edge)];
   if (index == kNoPath) {
     index = static_cast<uint32_t>(tables_[host].size());
-    const uint64_t paths = r.path_count(r.edge_of_host(host), dst_edge);
+    const uint64_t paths = r.path_count(src_edge, dst_edge);
     tables_[host].emplace_back(std::min<uint64_t>(paths, 0xfffe));  // path + 1 fits 16 bits
   }
   return index;
@@ -183,10 +183,11 @@ void HermesPath::on_send(FlowId f, Packet& p) {
   FlowState& fs = flows_[f.index()];
   const Routing& r = transport_->network().context().routing;
   if (fs.table == kNoPath) {
-    const uint32_t dst_edge = r.edge_of_host(p.dst.index());
-    if (dst_edge == r.edge_of_host(p.src.index())) return;  // one leaf: no path to choose
+    const uint32_t src_edge = r.src_edge(p), dst_edge = r.dst_edge(p);
+    if (dst_edge == src_edge) return;  // one leaf: no path to choose
     fs.host = p.src.index();
-    fs.table = table_for(fs.host, dst_edge);
+    // The destination edge names the plane (or ToR) too: a host's ports get tables apart.
+    fs.table = table_for(fs.host, src_edge, dst_edge);
   }
   std::vector<PathInfo>& paths = paths_of(fs);
   RandomStream& rng = streams_.of(p.src);

@@ -83,7 +83,8 @@ class HermesPath final : public HostPathPolicy {
     Time dre_time;
   };
 
-  uint32_t table_for(uint32_t host, uint32_t dst_edge);  // its index in tables_[host]
+  // Its index in tables_[host]: the paths between src_edge (one of host's) and dst_edge.
+  uint32_t table_for(uint32_t host, uint32_t src_edge, uint32_t dst_edge);
   std::vector<PathInfo>& paths_of(const FlowState& fs) { return tables_[fs.host][fs.table]; }
   Delta effective_srtt(const PathInfo& p, Time now) const;
   PathClass classify(const PathInfo& p, Time now) const;

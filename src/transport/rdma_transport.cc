@@ -29,6 +29,8 @@ RdmaTransport::RdmaTransport(Network& net, const TransportConfig& cfg,
   recovery_holds_packets_ = recovery_->holds_packets();
   recovery_acks_every_packet_ = recovery_->acks_every_packet();
   for (NodeId h : net_.hosts()) {
+    const uint32_t ports = ctx_.routing.port_count(h.index());
+    if (ports > 1) hosts_[h.index()].other_ports.resize(ports - 1);
     const FlowControl* fc = net_.host(h).flow_control();
     if (fc && fc->gates_flows()) hosts_[h.index()].gate = fc;
     if (cfg_.ack_pause != AckPause::kWait) continue;  // kAuto without a preset: send
@@ -97,10 +99,26 @@ FlowId RdmaTransport::add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time
   // at its start), and the QP's next message queues behind it.
   if (qp) check_qp_message(f, src, dst, *qp, sport, dport, path, wait);
   if (qp && size_bytes == 0) qp.reset();
+  Sender s;
+  s.src = src;
+  s.dst = dst;
+  s.size = size_bytes;
+  // Source port from the flow id, as the ns-3 simulators give each QP its own port. A
+  // message of a shared QP has its QP's, and its NIC port.
+  if (qp) {
+    s.sport = flows_[qp->index()].sport;
+    s.dport = flows_[qp->index()].dport;
+  } else {
+    s.sport = sport.value_or(static_cast<uint16_t>(10000 + f.index() % 50000));
+    s.dport = dport.value_or(4791);
+  }
+  s.flow_hash = roce_flow_hash(src, dst, s.sport);
+  s.nic_port = qp ? flows_[qp->index()].nic_port : choose_port(src, dst, s.flow_hash);
   if (path || !pinned_paths_.empty()) {
     if (path) {
       const Routing& r = ctx_.routing;
-      const uint32_t src_edge = r.edge_of_host(src.index()), dst_edge = r.edge_of_host(dst.index());
+      const uint32_t src_edge = r.edge_of_host(src.index(), s.nic_port),
+                     dst_edge = r.edge_of_host(dst.index(), s.nic_port);
       const std::string which = "add_flow: path " + std::to_string(*path) + " from host " +
                                 std::to_string(src.index()) + " to host " +
                                 std::to_string(dst.index());
@@ -114,29 +132,16 @@ FlowId RdmaTransport::add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time
     pinned_paths_.resize(f.index() + 1, kNotPinned);
     if (path) pinned_paths_[f.index()] = *path;
   }
-  Sender s;
-  s.src = src;
-  s.dst = dst;
-  s.size = size_bytes;
-  s.line_rate_bps = net_.host_rate_bps(src);
+  s.line_rate_bps = net_.host_rate_bps(src, s.nic_port);
   s.rate_bps = s.line_rate_bps;
-  // Source port from the flow id, as the ns-3 simulators give each QP its own port. A
-  // message of a shared QP has its QP's.
-  if (qp) {
-    s.sport = flows_[qp->index()].sport;
-    s.dport = flows_[qp->index()].dport;
-  } else {
-    s.sport = sport.value_or(static_cast<uint16_t>(10000 + f.index() % 50000));
-    s.dport = dport.value_or(4791);
-  }
-  s.flow_hash = roce_flow_hash(src, dst, s.sport);
   // Base RTT: one MTU data frame there and one ACK back on the default path, with
   // store-and-forward serialization at every hop, minus the NIC's own serialization of the
   // data frame (counted in the wire bytes / line rate term of the ideal FCT).
   const WireModel& w = ctx_.wire;
-  s.base_rtt = net_.one_way_delay(src, dst, w.mtu_wire_bytes()) -
+  const uint32_t k = s.nic_port;
+  s.base_rtt = net_.one_way_delay(src, dst, w.mtu_wire_bytes(), k) -
                w.serialize(w.mtu_wire_bytes(), s.line_rate_bps) +
-               net_.one_way_delay(dst, src, w.control_wire_bytes(PacketType::kAck));
+               net_.one_way_delay(dst, src, w.control_wire_bytes(PacketType::kAck), k);
   flows_.push_back(s);
   receivers_.push_back(ReceiverState{});
   recovery_->add_flow(f);
@@ -162,17 +167,17 @@ FlowId RdmaTransport::add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time
     const uint32_t last_wire =
         w.data_wire_bytes(static_cast<uint32_t>(size_bytes - (frames - 1) * mtu));
     const uint32_t ack_wire = w.control_wire_bytes(PacketType::kAck);
-    Delta ack_sent = net_.message_delay(src, dst, frames, w.mtu_wire_bytes(), last_wire);
+    Delta ack_sent = net_.message_delay(src, dst, frames, w.mtu_wire_bytes(), last_wire, k);
     // The receiver's previous ACK (for frame `prev`) may still hold the slowest link of the
     // way back when the last ACK gets there, when the last frame is short. ACKs before it
     // are further ahead, unless a link back is ~12x slower (1082 / 86 B) than the way there.
     const uint64_t prev = (frames - 1) / cfg_.ack_interval_packets * cfg_.ack_interval_packets;
     if (prev > 0) {
       ack_sent = std::max(
-          ack_sent, net_.message_delay(src, dst, prev, w.mtu_wire_bytes(), w.mtu_wire_bytes()) +
-                        net_.slowest_serialization(dst, src, ack_wire));
+          ack_sent, net_.message_delay(src, dst, prev, w.mtu_wire_bytes(), w.mtu_wire_bytes(), k) +
+                        net_.slowest_serialization(dst, src, ack_wire, k));
     }
-    r.ideal_fct = ack_sent + net_.one_way_delay(dst, src, ack_wire);
+    r.ideal_fct = ack_sent + net_.one_way_delay(dst, src, ack_wire, k);
   }
   records_.push_back(r);
   if (qp) {
@@ -188,6 +193,19 @@ FlowId RdmaTransport::add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time
     add_wait(f, wait, start);
   }
   return f;
+}
+
+// One port: no hash and no counter (single-port runs draw nothing new). A QP joins port k
+// at both ends, so only the ports both hosts have are candidates.
+uint8_t RdmaTransport::choose_port(NodeId src, NodeId dst, uint32_t flow_hash) {
+  const Routing& r = ctx_.routing;
+  if (!r.multi_port()) return 0;
+  const uint32_t ports = std::min(r.port_count(src.index()), r.port_count(dst.index()));
+  if (ports <= 1) return 0;
+  if (cfg_.port_select == PortSelect::kHash)  // a hash of its own: flow tables key on flow_hash
+    return static_cast<uint8_t>(mix64(flow_hash ^ 0x5e1ec7ed) % ports);
+  if (next_rr_port_.empty()) next_rr_port_.assign(net_.node_count(), 0);
+  return static_cast<uint8_t>(next_rr_port_[src.index()]++ % ports);
 }
 
 void RdmaTransport::check_qp_message(FlowId f, NodeId src, NodeId dst, FlowId qp,
@@ -313,7 +331,10 @@ void RdmaTransport::reserve_flows(size_t n) {
 
 size_t RdmaTransport::active_flows() const {
   size_t n = 0;
-  for (const auto& h : hosts_) n += h.nic.active();
+  for (const auto& h : hosts_) {
+    n += h.nic.active();
+    for (const NicScheduler& port : h.other_ports) n += port.active();
+  }
   return n;
 }
 
@@ -371,7 +392,7 @@ void RdmaTransport::start_flow(FlowId f) {
     finish_flow(f);
     return;
   }
-  hosts_[s.src.index()].nic.activate(f);
+  hosts_[s.src.index()].sched(s.nic_port).activate(f);
   count_unsent(s);
   if (QpStream* q = stream_of_.empty() ? nullptr : stream_of(f)) {
     q->ready[0] = 1;
@@ -419,7 +440,7 @@ void RdmaTransport::finish_qp(FlowId f) {
   s.finished = true;
   count_unsent(s);
   sim().cancel(s.rto);
-  hosts_[s.src.index()].nic.deactivate(f);
+  hosts_[s.src.index()].sched(s.nic_port).deactivate(f);
   cc_->on_flow_finish(f);
   path_->on_finish(f);
 }
@@ -449,18 +470,20 @@ PacketId RdmaTransport::pull_data(NodeId host, const EgressPort& port, Time* nex
   // The next flow, round robin, with a sequence it may send now (window, holes, holds,
   // the gate) and its pacing gap over.
   uint64_t seq = 0;
-  const FlowId f = hq.nic.pick(
-      [&](FlowId g, Time* ready_at) {
-        Sender& s = flows_[g.index()];
-        if (s.hold || !next_seq(g, s, &seq)) return false;
-        if (hq.gate && hq.gate->flow_paused(s.flow_hash)) return false;
-        if (s.next_send > now) {
-          *ready_at = s.next_send;
-          return false;
-        }
-        return true;
-      },
-      &earliest);
+  const FlowId f = hq.sched(port.index().index())
+                       .pick(
+                           [&](FlowId g, Time* ready_at) {
+                             Sender& s = flows_[g.index()];
+                             if (s.hold || !next_seq(g, s, &seq)) return false;
+                             if (hq.gate && hq.gate->flow_paused(s.flow_hash, port.index()))
+                               return false;
+                             if (s.next_send > now) {
+                               *ready_at = s.next_send;
+                               return false;
+                             }
+                             return true;
+                           },
+                           &earliest);
   if (!f.valid()) {
     *next_ready = earliest;
     return PacketId::invalid();
@@ -490,6 +513,7 @@ PacketId RdmaTransport::send_data(FlowId f, uint64_t seq, const EgressPort& port
   p.flow_hash = s.flow_hash;
   p.sport = s.sport;
   p.dport = s.dport;
+  p.nic_port = s.nic_port;
   p.sent_time = now;
   if (seq == 0 && s.high_sent == 0) field(first_of_flow_, p) = 1;
   path_->on_send(f, p);
@@ -565,6 +589,7 @@ PacketId RdmaTransport::send_control(const Packet& data, PacketType type, uint64
   c.flow_hash = static_cast<uint32_t>(mix64(data.flow_hash ^ 0xac4c));  // reverse 5-tuple
   c.sport = data.sport;
   c.dport = data.dport;
+  c.nic_port = data.nic_port;    // back by the port the data came in on
   c.sent_time = data.sent_time;  // echoed for RTT samples
   // ECN-Echo: an ACK/NAK says whether the data it answers was marked (host path policies
   // read it; the ACK itself is not ECN-capable, so nothing marks it on the way).
@@ -574,7 +599,7 @@ PacketId RdmaTransport::send_control(const Packet& data, PacketType type, uint64
     c.cnp_flag = true;
     ++lane_counters().cnps_sent;
   }
-  net_.host(data.dst).nic().enqueue(id);
+  net_.host(data.dst).nic(data.nic_port).enqueue(id);
   return id;
 }
 

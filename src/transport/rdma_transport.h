@@ -230,7 +230,9 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   // HostAgent
   void on_host_receive(NodeId host, PacketId pkt) override;
   PacketId pull_data(NodeId host, const EgressPort& port, Time* next_ready) override;
-  bool has_data(NodeId host) const override { return hosts_[host.index()].nic.has_unsent(); }
+  bool has_data(NodeId host, PortId port) const override {
+    return hosts_[host.index()].sched(port.index()).has_unsent();
+  }
   // EventHandler
   void on_event(uint32_t kind, uint64_t arg) override;
 
@@ -245,6 +247,7 @@ class RdmaTransport final : public HostAgent, public EventHandler {
     bool started = false;
     bool finished = false;
     bool counted_unsent = false;  // counted in its host NIC's NicScheduler::count_unsent
+    uint8_t nic_port = 0;         // the NIC port the QP uses at both ends (planes, dual ToR)
     uint16_t sport = 0;
     uint32_t flow_hash = 0;
     uint16_t dport = 0;
@@ -262,7 +265,12 @@ class RdmaTransport final : public HostAgent, public EventHandler {
     TimerSlot rto;
   };
   struct HostQueues {
-    NicScheduler nic;
+    NicScheduler nic;                       // port 0's
+    std::vector<NicScheduler> other_ports;  // ports 1.. of a NIC with several
+    NicScheduler& sched(uint32_t port) { return port == 0 ? nic : other_ports[port - 1]; }
+    const NicScheduler& sched(uint32_t port) const {
+      return port == 0 ? nic : other_ports[port - 1];
+    }
     // The NIC's per-flow gate (FlowControl::gates_flows: BFC's pauses), else null.
     const FlowControl* gate = nullptr;
   };
@@ -324,12 +332,17 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   PacketId send_data(FlowId f, uint64_t seq, const EgressPort& port);
   PacketId send_control(const Packet& data, PacketType type, uint64_t seq, uint64_t sack_seq = 0);
   bool advance_una(FlowId f, uint64_t ack_seq, const Packet& ack);
-  void kick(FlowId f) { net_.host(flows_[f.index()].src).nic().kick(); }
+  void kick(FlowId f) {
+    const Sender& s = flows_[f.index()];
+    net_.host(s.src).nic(s.nic_port).kick();
+  }
+  // The NIC port a new QP from src to dst takes (TransportConfig::port_select).
+  uint8_t choose_port(NodeId src, NodeId dst, uint32_t flow_hash);
   void count_unsent(Sender& s) {
     const bool unsent = s.started && !s.finished && (s.snd_nxt < s.size || s.in_recovery);
     if (unsent == s.counted_unsent) return;
     s.counted_unsent = unsent;
-    hosts_[s.src.index()].nic.count_unsent(unsent);
+    hosts_[s.src.index()].sched(s.nic_port).count_unsent(unsent);
   }
 
   Network& net_;
@@ -356,6 +369,7 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   std::vector<StreamRef> stream_of_;
   size_t qp_count_ = 0;
   std::vector<HostQueues> hosts_;       // by node id (switch slots stay empty)
+  std::vector<uint32_t> next_rr_port_;  // port_select: round_robin, by node id (else empty)
   FlowStarts starts_;                   // when each flow starts (calls start_flow)
   FlowDag dag_;                         // flows waiting for other flows
   bool has_waits_ = false;              // some flow was added with a FlowWait

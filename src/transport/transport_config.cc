@@ -93,4 +93,25 @@ void describe(ParamVisitor& v, TransportConfig& c) {
       "the host path policy and its parameters (docs/schemes/host-path.md)", "name");
 }
 
+void describe_nic(ParamVisitor& v, TransportConfig& c) {
+  static const std::string kPortSelect[] = {"hash", "round_robin"};
+  enum_choice(v, "port_select", c.port_select, kPortSelect,
+              "NICs with a port per plane or ToR: hash = a QP's port from the hash of its "
+              "5-tuple (as NICs spread QPs over ports); round_robin = each sender's QPs in turn");
+  static constexpr std::string_view kHelp =
+      "a failed NIC port's QPs move to a live port this long after the failure; auto = the "
+      "failure's detection_delay";
+  std::string delay = c.failover_auto ? "auto" : format_duration(c.failover_delay);
+  v.text("failover_delay", delay, kHelp);
+  if (v.reading()) {
+    std::string why;
+    const std::optional<Delta> d =
+        delay == "auto" ? std::optional<Delta>() : parse_duration(delay, &why);
+    v.require(delay == "auto" || (d && *d >= Delta::zero()), "failover_delay",
+              "expected auto or a duration >= 0 such as 100us (" + why + ")");
+    c.failover_auto = delay == "auto";
+    if (d) c.failover_delay = *d;
+  }
+}
+
 }  // namespace rocelab

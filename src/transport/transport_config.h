@@ -27,6 +27,12 @@ enum class AckPause : uint8_t {
   kWait,
 };
 
+// How a NIC of several ports (planes, dual ToR) places a new QP (nic.port_select).
+enum class PortSelect : uint8_t {
+  kHash,        // a hash of the QP's 5-tuple, as NICs spread QPs over a bond's ports
+  kRoundRobin,  // in order of QP creation at each sender (Linux bonding's tx affinity)
+};
+
 struct TransportConfig {
   // What the receiver does with data beyond the next expected sequence, and how the sender
   // recovers: a loss recovery by name (transport/loss_recovery.h).
@@ -64,7 +70,16 @@ struct TransportConfig {
   std::string path_params_for;
   // recovery: bitmap: out-of-order packets kept beyond the next expected one (L, MP-RDMA).
   uint32_t bitmap_packets = 64;
+  // NICs of several ports (the `nic` section): where a QP goes, and how long after one of
+  // its host links fails the QPs on that port move to a live one (failover_auto: the
+  // failure's own detection delay, events.N.detection_delay).
+  PortSelect port_select = PortSelect::kHash;
+  Delta failover_delay;
+  bool failover_auto = true;
 };
+
+// The `nic` section: port_select and failover_delay.
+void describe_nic(ParamVisitor& v, TransportConfig& c);
 
 // Makes path_params the path policy's defaults unless they were made for it already.
 void ensure_path_params(TransportConfig& c);

@@ -101,10 +101,17 @@ FabricRto fabric_rto(const ExperimentSpec& spec) {
   std::vector<bool> has_hosts(n, false);
   Worst worst;
   for (uint32_t h : topo.hosts()) {
-    if (adj[h].size() == 1 && topo.nodes[adj[h][0].to].kind == NodeKind::kSwitch) {
-      const uint32_t s = adj[h][0].to;
-      has_hosts[s] = true;
-      hosts_link[s] = std::max(hosts_link[s], adj[h][0].delay);
+    // A host of several ports (planes, dual ToR) reaches through each what that switch
+    // does: hosts do not forward.
+    const bool on_switches =
+        !adj[h].empty() && std::all_of(adj[h].begin(), adj[h].end(), [&](const Edge& e) {
+          return topo.nodes[e.to].kind == NodeKind::kSwitch;
+        });
+    if (on_switches) {
+      for (const Edge& e : adj[h]) {
+        has_hosts[e.to] = true;
+        hosts_link[e.to] = std::max(hosts_link[e.to], e.delay);
+      }
       continue;
     }
     const Worst w = worst_from(h, Worst{}, topo, adj, drain_s);

@@ -78,26 +78,28 @@ std::vector<std::pair<uint32_t, uint32_t>> rail_edges(const Network& net) {
   std::vector<uint32_t> rail_of_edge(topo.nodes.size(), UINT32_MAX);
   std::vector<uint32_t> first_of_rail;
   std::vector<std::pair<uint32_t, uint32_t>> pairs;
-  for (const NodeId h : net.hosts()) {
-    const NodeSpec& host = topo.nodes[h.index()];
-    const uint32_t edge = routing.edge_of_host(h.index());
-    if (host.server == NodeSpec::kNoServer)
-      throw std::invalid_argument("parallel.partition: rail: host " + host.name +
-                                  " is not a NIC of a multi-NIC server (a rail_optimized "
-                                  "topology's hosts are)");
-    uint32_t& rail = rail_of_edge[edge];
-    if (rail == UINT32_MAX) {
-      rail = host.nic;
-      if (first_of_rail.size() <= rail) first_of_rail.resize(rail + 1, UINT32_MAX);
-      if (first_of_rail[rail] == UINT32_MAX)
-        first_of_rail[rail] = edge;
-      else
-        pairs.emplace_back(first_of_rail[rail], edge);
-    } else if (rail != host.nic) {
-      throw std::invalid_argument("parallel.partition: rail: switch " + topo.nodes[edge].name +
-                                  " holds NICs of several rails (layout: tor?)");
+  // Every port of a NIC is on its rail (a plane's copy of the rail, a ToR of a pair).
+  for (const NodeId h : net.hosts())
+    for (uint32_t port = 0; port < routing.port_count(h.index()); ++port) {
+      const NodeSpec& host = topo.nodes[h.index()];
+      const uint32_t edge = routing.edge_of_host(h.index(), port);
+      if (host.server == NodeSpec::kNoServer)
+        throw std::invalid_argument("parallel.partition: rail: host " + host.name +
+                                    " is not a NIC of a multi-NIC server (a rail_optimized "
+                                    "topology's hosts are)");
+      uint32_t& rail = rail_of_edge[edge];
+      if (rail == UINT32_MAX) {
+        rail = host.nic;
+        if (first_of_rail.size() <= rail) first_of_rail.resize(rail + 1, UINT32_MAX);
+        if (first_of_rail[rail] == UINT32_MAX)
+          first_of_rail[rail] = edge;
+        else
+          pairs.emplace_back(first_of_rail[rail], edge);
+      } else if (rail != host.nic) {
+        throw std::invalid_argument("parallel.partition: rail: switch " + topo.nodes[edge].name +
+                                    " holds NICs of several rails (layout: tor?)");
+      }
     }
-  }
   return pairs;
 }
 
@@ -156,10 +158,16 @@ PartitionPlan plan_partitions(const Network& net, uint32_t partitions,
                               PartitionBy by) {
   const Routing& routing = net.healthy_routing();
   const std::vector<uint32_t>& edges = routing.edge_switches();
-  const std::vector<std::pair<uint32_t, uint32_t>> same_edges =
+  std::vector<std::pair<uint32_t, uint32_t>> same_edges =
       by == PartitionBy::kPod    ? pod_edges(net)
       : by == PartitionBy::kRail ? rail_edges(net)
                                  : std::vector<std::pair<uint32_t, uint32_t>>{};
+  // A host goes with its edge switch: with a port per plane or ToR, with all of them, so no
+  // host link is cut (a NIC's ports share its transport).
+  for (const NodeId h : net.hosts())
+    for (uint32_t port = 1; port < routing.port_count(h.index()); ++port)
+      same_edges.emplace_back(routing.edge_of_host(h.index()),
+                              routing.edge_of_host(h.index(), port));
   uint32_t groups = 0;
   const std::vector<uint32_t> group =
       edge_groups(routing, net.node_count(), together, same_edges, groups);

@@ -25,9 +25,11 @@ std::string workloads_dir() {
 // The edge switch each host hangs off (its rack).
 std::vector<uint32_t> rack_of_hosts(const TopologySpec& topo) {
   std::vector<uint32_t> rack(topo.nodes.size(), 0);
+  std::vector<uint8_t> seen(topo.nodes.size(), 0);
+  // A NIC of several ports: its rack is where port 0 goes (plane 0, or the first ToR).
   for (const LinkSpec& l : topo.links) {
-    if (topo.nodes[l.a].kind == NodeKind::kHost) rack[l.a] = l.b;
-    if (topo.nodes[l.b].kind == NodeKind::kHost) rack[l.b] = l.a;
+    if (topo.nodes[l.a].kind == NodeKind::kHost && !seen[l.a]++) rack[l.a] = l.b;
+    if (topo.nodes[l.b].kind == NodeKind::kHost && !seen[l.b]++) rack[l.b] = l.a;
   }
   return rack;
 }
@@ -199,6 +201,8 @@ TopologySpec build_topology(const TopologyConfig& t) {
   const auto* type = topology_registry().find(t.type);
   if (!type) throw ConfigError("topology.type: " + not_one_of(t.type, topology_registry().names()));
   TopologySpec topo = type->factory.build(t);
+  if (t.planes > 1) topo = with_planes(topo, t.planes);
+  if (t.dual_tor) topo = with_dual_tor(topo);
   for (size_t i = 0; i < t.link_rates.size(); ++i) {
     const auto& lr = t.link_rates[i];
     const std::string key = "topology.link_rates." + std::to_string(i);

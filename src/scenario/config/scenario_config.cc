@@ -20,11 +20,32 @@ namespace {
 
 const std::string kFctStyles[] = {"hpcc", "conweave"};
 
+// Planes and dual ToR copy a generated fabric: a file or a testbed has no rule to copy by.
+void describe_nic_ports(ParamVisitor& v, TopologyConfig& t) {
+  const bool generated =
+      t.type == "leaf_spine" || t.type == "fat_tree" || t.type == "rail_optimized";
+  v.count("planes", t.planes, 1, 16,
+          "parallel copies of the fabric, NIC port k on plane k (multi-plane GPU fabrics)");
+  v.require(t.planes == 1 || generated, "planes",
+            "a " + t.type +
+                " topology has one plane; planes are built for leaf_spine, fat_tree and "
+                "rail_optimized");
+  v.flag("dual_tor", t.dual_tor,
+         "every NIC has two ports, to the two ToRs of a pair (Alibaba HPN); one plane");
+  v.require(!t.dual_tor || generated, "dual_tor",
+            "a " + t.type +
+                " topology has one ToR per host; dual_tor is built for leaf_spine, fat_tree and "
+                "rail_optimized");
+  v.require(!t.dual_tor || t.planes == 1, "dual_tor",
+            "with planes each port already has its own plane's ToR; use one or the other");
+}
+
 void describe_topology(ParamVisitor& v, TopologyConfig& t) {
   static const std::vector<std::string> types = topology_registry().names();
   v.choice("type", t.type, types, "fabric to build");
   // A type set in code to an unknown name has no keys; building it names the problem.
   if (const auto* type = topology_registry().find(t.type)) type->factory.describe(v, t);
+  describe_nic_ports(v, t);
   size_t n = t.link_rates.size();
   v.list(
       "link_rates", n, [&](size_t k) { t.link_rates.resize(k); },
@@ -151,6 +172,9 @@ void describe(ParamVisitor& v, ScenarioConfig& c) {
       "wire", [&](ParamVisitor& s) { describe(s, c.wire); }, "header model");
   v.section(
       "transport", [&](ParamVisitor& s) { describe(s, c.transport); }, "RoCE transport");
+  v.section(
+      "nic", [&](ParamVisitor& s) { describe_nic(s, c.transport); },
+      "NICs with several ports (topology.planes, topology.dual_tor)");
 
   size_t n = c.workloads.size();
   v.list(

@@ -35,6 +35,10 @@ struct TopologyConfig {
     BitsPerSec rate_bps = gbps(100);
   };
   std::vector<LinkRate> link_rates;  // asymmetric links
+  // NICs with more than one port (net/topology.h with_planes, with_dual_tor): leaf_spine,
+  // fat_tree and rail_optimized only.
+  uint32_t planes = 1;
+  bool dual_tor = false;
 };
 
 struct WorkloadConfig {

@@ -105,11 +105,16 @@ std::vector<FlowSpec> generate_poisson_workload(const WorkloadConfig& w,
   p.hosts = resolve_hosts(topo, w.hosts, key + ".hosts");
   if (p.hosts.size() < (w.receivers.empty() ? 2u : 1u))
     throw ConfigError(key + ".hosts: needs at least two hosts");
+  // Load is a share of a NIC's capacity: all of its ports (planes, dual ToR) together.
+  std::vector<BitsPerSec> nic_bps(topo.nodes.size(), 0);
+  for (const LinkSpec& l : topo.links) {
+    if (topo.nodes[l.a].kind == NodeKind::kHost) nic_bps[l.a] += l.rate_bps;
+    if (topo.nodes[l.b].kind == NodeKind::kHost) nic_bps[l.b] += l.rate_bps;
+  }
   BitsPerSec rate = 0;
   for (uint32_t h : p.hosts) {
     p.host_rack.push_back(ctx.rack[h]);
-    for (const LinkSpec& l : topo.links)
-      if (l.a == h || l.b == h) rate = rate == 0 ? l.rate_bps : std::min(rate, l.rate_bps);
+    rate = rate == 0 ? nic_bps[h] : std::min(rate, nic_bps[h]);
   }
   p.host_rate_bps = rate;
   p.load = w.load;
