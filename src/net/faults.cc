@@ -56,6 +56,9 @@ void FaultInjector::on_event(uint32_t kind, uint64_t arg) {
     case kConverge:
       converge(static_cast<uint32_t>(arg >> 1), (arg & 1) != 0);
       break;
+    case kFailover:
+      failover(static_cast<uint32_t>(arg >> 1), (arg & 1) != 0);
+      break;
     case kStormPause:
       if (active_[arg]) storm_pause(static_cast<uint32_t>(arg), true);
       break;
@@ -138,6 +141,7 @@ void FaultInjector::start(uint32_t i) {
   switch (e.kind) {
     case FaultEvent::Kind::kLinkDown: {
       net_.sim().schedule_in(e.detection_delay, handler_, kConverge, uint64_t{i} << 1);
+      schedule_failovers(i, true);
       const PfcPauseTiming& t = net_.context().pfc_pause;
       for (const auto& [link, from_a] : e.directions) {
         const EgressPort& reverse = net_.link_port(link, !from_a);
@@ -179,6 +183,7 @@ void FaultInjector::end(uint32_t i) {
     case FaultEvent::Kind::kLinkDown:
       ended_[i] = 1;
       net_.sim().schedule_in(e.detection_delay, handler_, kConverge, (uint64_t{i} << 1) | 1);
+      schedule_failovers(i, false);
       break;
     case FaultEvent::Kind::kNicStall: {
       if (host_stalled(e.host)) break;  // another stall of this NIC goes on
@@ -192,6 +197,36 @@ void FaultInjector::end(uint32_t i) {
     default:
       break;
   }
+}
+
+// Only a host link whose NIC has another port: single-port runs schedule nothing new.
+void FaultInjector::schedule_failovers(uint32_t i, bool down) {
+  const FaultEvent& e = cfg_.events[i];
+  const Routing& r = net_.context().routing;
+  if (!r.multi_port()) return;
+  const TopologySpec& topo = net_.topology();
+  for (const uint32_t link : e.links) {
+    const LinkSpec& l = topo.links[link];
+    const bool a_host = topo.nodes[l.a].kind == NodeKind::kHost;
+    const uint32_t host = a_host ? l.a : l.b;
+    if (topo.nodes[host].kind != NodeKind::kHost || r.port_count(host) < 2) continue;
+    net_.sim().schedule_in(e.failover_delay, handler_, kFailover,
+                           (uint64_t{link} << 1) | (down ? 1 : 0));
+  }
+}
+
+void FaultInjector::failover(uint32_t link, bool down) {
+  const LinkSpec& l = net_.topology().links[link];
+  const bool a_host = net_.topology().nodes[l.a].kind == NodeKind::kHost;
+  const NodeId host(a_host ? l.a : l.b);
+  // The NIC's port on this link: its index among the host's ports.
+  const EgressPort& port = net_.link_port(link, a_host);
+  const uint32_t k = port.index().index();
+  // The link may be down for another event too, or up again already: the NIC acts on what
+  // its port sees now.
+  if (down != port.link_down()) return;
+  const uint64_t moved = on_nic_port_ ? on_nic_port_(host, k, down) : 0;
+  nic_failovers_.push_back(NicFailover{net_.sim().now(), host, k, down, moved});
 }
 
 void FaultInjector::converge(uint32_t i, bool links_up) {
@@ -305,6 +340,11 @@ void FaultInjector::fold_lanes() {
 
 void FaultInjector::gather_over_ranks(RankGroup& ranks) {
   fold_lanes();
+  // Every rank logged every failover; each moved the QPs it sends.
+  std::vector<uint64_t> moved;
+  for (const NicFailover& f : nic_failovers_) moved.push_back(f.qps_moved);
+  ranks.sum_u64(moved);
+  for (size_t i = 0; i < nic_failovers_.size(); ++i) nic_failovers_[i].qps_moved = moved[i];
   std::vector<KeyedAction> all = gather_values(ranks, pending_actions_);
   pending_actions_.clear();
   std::sort(all.begin(), all.end(),

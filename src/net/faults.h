@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,9 @@ struct FaultEvent {
   Priority priority = 3;  // kNicStall: the class its PAUSEs hold
   // kLinkDown: from the failure (and from the repair) to routing's convergence.
   Delta detection_delay;
+  // kLinkDown of a host link whose NIC has other ports: from the failure (and the repair)
+  // to the NIC moving the port's QPs (nic.failover_delay).
+  Delta failover_delay;
 };
 
 // A switch PFC watchdog, as switch vendors document it (SONiC pfcwd, Arista EOS, Cisco NX-OS
@@ -71,6 +75,15 @@ struct RoutingChange {
   uint32_t event;  // index in FaultsConfig::events
   bool links_up;   // the repair converged (false: the failure did)
 };
+// A NIC port's link failed and its QPs moved to other ports (or it came back).
+struct NicFailover {
+  Time time;
+  NodeId host;
+  uint32_t port = 0;
+  bool down = true;        // the failure (false: the repair; no QP moves back)
+  uint64_t qps_moved = 0;  // started, unfinished QPs moved off it (over every rank)
+};
+
 struct WatchdogAction {
   Time time;
   NodeId node;
@@ -108,6 +121,11 @@ class FaultInjector final : public EventHandler, public PauseObserver {
 
   const FaultsConfig& config() const { return cfg_; }
   const std::vector<RoutingChange>& routing_changes() const { return routing_changes_; }
+  // Who moves a NIC's QPs off a failed port (the transport): it returns how many it moved
+  // on this rank. Without one, a host link's failure moves nothing.
+  using NicPortHandler = std::function<uint64_t(NodeId host, uint32_t port, bool down)>;
+  void set_nic_port_handler(NicPortHandler h) { on_nic_port_ = std::move(h); }
+  const std::vector<NicFailover>& nic_failovers() const { return nic_failovers_; }
   const std::vector<WatchdogAction>& watchdog_actions() const { return watchdog_log_; }
   // When the detector looked for a cycle (after the first pause since the last look).
   const std::vector<Time>& deadlock_checks() const { return deadlock_checks_; }
@@ -125,8 +143,12 @@ class FaultInjector final : public EventHandler, public PauseObserver {
     kWatchdog,
     kRestore,
     kCheck,
-    kPauseLapse
+    kPauseLapse,
+    kFailover
   };
+  // Failovers of the NIC ports that event i's links take down (down) or bring back.
+  void schedule_failovers(uint32_t event, bool down);
+  void failover(uint32_t link, bool down);
   void start(uint32_t event);
   void end(uint32_t event);
   void refresh_direction(uint32_t link, bool from_a);
@@ -163,6 +185,8 @@ class FaultInjector final : public EventHandler, public PauseObserver {
   uint32_t node_handler_;           // the watchdog's timers, at their switch (kAnyLp)
   std::vector<uint8_t> link_down_;  // by link: routing treats it as failed
   std::vector<RoutingChange> routing_changes_;
+  NicPortHandler on_nic_port_;
+  std::vector<NicFailover> nic_failovers_;
   std::vector<WatchdogAction> watchdog_log_;
   struct KeyedAction {
     EventKey key;  // of the event that did it: the serial order

@@ -280,6 +280,12 @@ void HermesPath::on_finish(FlowId f) {
   fs.path = kNoPath;
 }
 
+// Its paths are now between other edge switches: it is placed afresh at its next packet.
+void HermesPath::on_port_moved(FlowId f) {
+  on_finish(f);
+  if (f.index() < flows_.size()) flows_[f.index()].table = kNoPath;
+}
+
 void HermesPath::add_stats(std::vector<SchemeStat>& out) const {
   out.push_back({"hermes_flows_placed", static_cast<double>(counters_.merged().flows_placed)});
   out.push_back(

@@ -46,6 +46,7 @@ class HermesPath final : public HostPathPolicy {
   void on_send(FlowId f, Packet& p) override;
   void on_feedback(FlowId f, const Packet& p) override;
   void on_timeout(FlowId f) override;
+  void on_port_moved(FlowId f) override;
   void on_finish(FlowId f) override;
   void add_stats(std::vector<SchemeStat>& out) const override;
   void set_lanes(uint32_t partitions) override;

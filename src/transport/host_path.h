@@ -35,6 +35,8 @@ class HostPathPolicy {
   // Flow f's retransmission timer fired; flow f finished.
   virtual void on_timeout(FlowId /*f*/) {}
   virtual void on_finish(FlowId /*f*/) {}
+  // QP f now sends on another NIC port (its old one failed): other edge switches.
+  virtual void on_port_moved(FlowId /*f*/) {}
   // Figures for summary.json (summed over hosts already: one policy serves them all). In a
   // run over several ranks each rank's are combined (summed, or the maximum taken): each
   // must be a count or a maximum, never a ratio.

@@ -195,19 +195,6 @@ FlowId RdmaTransport::add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time
   return f;
 }
 
-// One port: no hash and no counter (single-port runs draw nothing new). A QP joins port k
-// at both ends, so only the ports both hosts have are candidates.
-uint8_t RdmaTransport::choose_port(NodeId src, NodeId dst, uint32_t flow_hash) {
-  const Routing& r = ctx_.routing;
-  if (!r.multi_port()) return 0;
-  const uint32_t ports = std::min(r.port_count(src.index()), r.port_count(dst.index()));
-  if (ports <= 1) return 0;
-  if (cfg_.port_select == PortSelect::kHash)  // a hash of its own: flow tables key on flow_hash
-    return static_cast<uint8_t>(mix64(flow_hash ^ 0x5e1ec7ed) % ports);
-  if (next_rr_port_.empty()) next_rr_port_.assign(net_.node_count(), 0);
-  return static_cast<uint8_t>(next_rr_port_[src.index()]++ % ports);
-}
-
 void RdmaTransport::check_qp_message(FlowId f, NodeId src, NodeId dst, FlowId qp,
                                      std::optional<uint16_t> sport, std::optional<uint16_t> dport,
                                      std::optional<uint32_t> path, const FlowWait& wait) const {
@@ -392,6 +379,8 @@ void RdmaTransport::start_flow(FlowId f) {
     finish_flow(f);
     return;
   }
+  if (!dead_ports_.empty()) [[unlikely]]
+    s.nic_port = live_port(s);  // made on a port that has failed since
   hosts_[s.src.index()].sched(s.nic_port).activate(f);
   count_unsent(s);
   if (QpStream* q = stream_of_.empty() ? nullptr : stream_of(f)) {

@@ -227,6 +227,14 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   // or takes the maximum of them, as over hosts).
   void add_path_stats(std::vector<SchemeStat>& out) const;
 
+  // Host `host`'s NIC port `port` lost its link (down) or has it back. Down: every QP that
+  // uses it at either end and has not finished moves to the lowest port live at both ends
+  // (none live: it stays); what was in flight is recovered as any loss is. Up: new QPs may
+  // take it again; none moves back. Returns how many started QPs moved.
+  uint64_t set_nic_port_down(NodeId host, uint32_t port, bool down);
+  // The NIC port QP (or message) f uses.
+  uint32_t nic_port_of(FlowId f) const { return flows_[f.index()].nic_port; }
+
   // HostAgent
   void on_host_receive(NodeId host, PacketId pkt) override;
   PacketId pull_data(NodeId host, const EgressPort& port, Time* next_ready) override;
@@ -338,6 +346,10 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   }
   // The NIC port a new QP from src to dst takes (TransportConfig::port_select).
   uint8_t choose_port(NodeId src, NodeId dst, uint32_t flow_hash);
+  // The lowest port live at both ends of QP f, or its own when none is.
+  uint8_t live_port(const Sender& s) const;
+  // QP f (started) leaves its port's scheduler for `port`'s.
+  void move_port(FlowId f, uint8_t port);
   void count_unsent(Sender& s) {
     const bool unsent = s.started && !s.finished && (s.snd_nxt < s.size || s.in_recovery);
     if (unsent == s.counted_unsent) return;
@@ -370,6 +382,7 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   size_t qp_count_ = 0;
   std::vector<HostQueues> hosts_;       // by node id (switch slots stay empty)
   std::vector<uint32_t> next_rr_port_;  // port_select: round_robin, by node id (else empty)
+  std::vector<uint32_t> dead_ports_;    // by node id: bit k, port k's link failed (else empty)
   FlowStarts starts_;                   // when each flow starts (calls start_flow)
   FlowDag dag_;                         // flows waiting for other flows
   bool has_waits_ = false;              // some flow was added with a FlowWait

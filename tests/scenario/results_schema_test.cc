@@ -65,6 +65,18 @@ nlohmann::json run_faults(const std::filesystem::path& dir) {
   return run_scenario(c, o);
 }
 
+// Two planes and a NIC port's link failing, for by_nic_port, by_plane and nic_failovers.
+nlohmann::json run_planes(const std::filesystem::path& dir) {
+  ScenarioConfig c = load_scenario(
+      std::string(ROCELAB_SOURCE_DIR) + "/tests/scenarios/tiny.yaml",
+      {"topology.planes=2", "events=[{type: link_down, a: h1, b: leaf0_p1, at: 20us}]",
+       "nic.failover_delay=5us", "outputs.timeseries_interval=0"});
+  RunOptions o;
+  o.quiet = true;
+  o.out_dir = dir.string();
+  return run_scenario(c, o);
+}
+
 TEST(ResultsSchema, EveryKeyWrittenIsDefinedAndEveryDefinedKeyWritten) {
   const auto dir = test::temp_dir("schema_keys");
   const nlohmann::json s = run_small(dir);
@@ -72,6 +84,7 @@ TEST(ResultsSchema, EveryKeyWrittenIsDefinedAndEveryDefinedKeyWritten) {
   flatten(s, "", written);
   flatten(run_collectives(dir / "collectives"), "", written);
   flatten(run_faults(dir / "faults"), "", written);
+  flatten(run_planes(dir / "planes"), "", written);
   const ResultsSchema& schema = results_schema();
   for (const std::string& k : written)
     EXPECT_NE(schema.find("summary.json", k), nullptr) << k << " is written but not defined";

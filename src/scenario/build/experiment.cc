@@ -94,7 +94,12 @@ Experiment::Experiment(const ExperimentSpec& spec, std::unique_ptr<CongestionCon
     if (finished == transport_->flow_count() && spec_.stop_when_done && !sim_.ranks()) sim_.stop();
   });
   add_flows(spec_.flows);
-  if (spec_.faults.active()) faults_ = std::make_unique<FaultInjector>(*net_, spec_.faults);
+  if (spec_.faults.active()) {
+    faults_ = std::make_unique<FaultInjector>(*net_, spec_.faults);
+    faults_->set_nic_port_handler([this](NodeId host, uint32_t port, bool down) {
+      return transport_->set_nic_port_down(host, port, down);
+    });
+  }
   // The transport holds every flow now; a second copy would cost 64 MB per million flows.
   spec_.flows = {};
 }

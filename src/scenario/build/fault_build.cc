@@ -1,5 +1,7 @@
 #include "scenario/build/fault_build.h"
 
+#include <algorithm>
+
 #include "scenario/config/yaml_params.h"
 #include "sim/units.h"
 
@@ -8,8 +10,18 @@ namespace rocelab {
 namespace {
 
 uint32_t node_named(const TopologySpec& topo, const std::string& name, const std::string& key) {
-  for (uint32_t i = 0; i < topo.nodes.size(); ++i)
+  uint32_t planes = 1;
+  for (uint32_t i = 0; i < topo.nodes.size(); ++i) {
     if (topo.nodes[i].name == name) return i;
+    planes = std::max<uint32_t>(planes, topo.nodes[i].plane + 1u);
+  }
+  // A plane's switches are <name>_p<k>: say which planes there are.
+  const size_t at = name.rfind("_p");
+  if (planes > 1 && at != std::string::npos && at + 2 < name.size() &&
+      name.find_first_not_of("0123456789", at + 2) == std::string::npos)
+    throw ConfigError(key + ": the topology has " + std::to_string(planes) + " planes (0 to " +
+                      std::to_string(planes - 1) + "); '" + name + "' names plane " +
+                      name.substr(at + 2) + ", which is none of them");
   throw ConfigError(key + ": the topology has no node named '" + name + "'");
 }
 
@@ -70,6 +82,8 @@ FaultsConfig build_faults(const ScenarioConfig& c, const TopologySpec& topo, Tim
                         format_duration(stop - Time::zero()) + ")");
     e.until = ec.until > Delta::zero() ? Time::zero() + ec.until : Time::never();
     e.detection_delay = c.faults.detection_delay;
+    e.failover_delay =
+        c.transport.failover_auto ? c.faults.detection_delay : c.transport.failover_delay;
     if (ec.type == "nic_stall") {
       e.kind = FaultEvent::Kind::kNicStall;
       e.host = node_named(topo, ec.host, key + ".host");

@@ -76,6 +76,16 @@ nlohmann::json faults_summary(Experiment& exp) {
   j["lost_data_packets"] = lost_data;
   j["lost_control_frames"] = lost_control;
   j["last_loss_us"] = lost_data + lost_control > 0 ? nc.last_fault_loss.us() : 0.0;
+  // NICs of several ports only: a single-port run's summary keeps its keys.
+  if (exp.network().context().routing.multi_port()) {
+    j["nic_failovers"] = nlohmann::json::array();
+    for (const NicFailover& f : fi->nic_failovers())
+      j["nic_failovers"].push_back({{"at_us", f.time.us()},
+                                    {"host", exp.network().node(f.host).name()},
+                                    {"port", f.port},
+                                    {"down", f.down},
+                                    {"qps_moved", f.qps_moved}});
+  }
   j["routing_changes"] = nlohmann::json::array();
   for (const RoutingChange& r : fi->routing_changes())
     j["routing_changes"].push_back(

@@ -8,6 +8,7 @@
 #include "scenario/config/version.h"
 #include "scenario/results/collectives.h"
 #include "scenario/results/faults.h"
+#include "scenario/results/nic_ports.h"
 #include "scenario/results/ns3_fct.h"
 #include "scenario/results/schema.h"
 #include "scenario/results/text_lines.h"
@@ -220,6 +221,7 @@ nlohmann::json make_summary(const ScenarioConfig& c, Experiment& exp, const RunS
   if (!exp.spec().collectives.empty())
     j["collectives"] = collectives_summary(collective_results(exp));
   if (exp.faults()) j["faults"] = faults_summary(exp);
+  add_nic_port_figures(exp, j);
 
   j["events"] = st.events;
   j["sim_time_ns"] = st.sim_end.ps / 1000;
