@@ -218,9 +218,11 @@ TEST(Planes, BadInputIsNamed) {
   };
   for (const auto& [yaml, needle] : cases) {
     try {
-      ScenarioConfig c = load_scenario_text(
-          yaml + "\nworkloads:\n  - {name: w, type: incast, senders: [h1], receiver: h0, size_per_sender: 1000}\n",
-          "bad.yaml");
+      ScenarioConfig c =
+          load_scenario_text(yaml +
+                                 "\nworkloads:\n  - {name: w, type: incast, senders: [h1], "
+                                 "receiver: h0, size_per_sender: 1000}\n",
+                             "bad.yaml");
       build_experiment(c);
       ADD_FAILURE() << "accepted: " << yaml;
     } catch (const ConfigError& e) {
