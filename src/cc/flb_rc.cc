@@ -66,6 +66,18 @@ void FlbRateControl::on_event(uint32_t kind, uint64_t arg) {
   transport_->set_hold(f, false);
 }
 
+// The CNMs came from the old plane's switches, whose release would come the same way: a
+// QP moved off a failed port resumes at line rate, as after recovery_time without a CNM.
+void FlbRateControl::on_port_moved(FlowId f) {
+  if (f.index() >= state_.size() || !state_[f.index()].active) return;
+  State& s = state_[f.index()];
+  transport_->sim().cancel(s.recovery);
+  s.paused = false;
+  s.target_bps = transport_->line_rate_bps(f);
+  transport_->set_rate(f, s.target_bps);
+  transport_->set_hold(f, false);
+}
+
 void FlbRateControl::on_flow_finish(FlowId f) {
   State& s = state_[f.index()];
   s.active = false;

@@ -42,6 +42,7 @@ class FlbRateControl final : public CongestionControl, public EventHandler {
   void on_flow_start(FlowId f) override;
   void on_control(FlowId f, const Packet& p) override;
   void on_flow_finish(FlowId f) override;
+  void on_port_moved(FlowId f) override;
   void on_event(uint32_t kind, uint64_t arg) override;
 
   bool paused(FlowId f) const { return state_[f.index()].paused; }

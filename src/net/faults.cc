@@ -152,10 +152,14 @@ void FaultInjector::start(uint32_t i) {
       break;
     }
     case FaultEvent::Kind::kNicStall: {
-      EgressPort& nic = net_.node(NodeId(e.host)).port(PortId(0));
-      EgressPort& to_nic = nic.peer()->port(nic.peer_port());
-      net_.sim().run_as(to_nic.owner_id().index(), [&] { to_nic.set_peer_stalled(true); });
-      mark_queued_flows(to_nic);
+      // Every port of the NIC stops draining (a NIC of several ports stalls whole).
+      Node& host = net_.node(NodeId(e.host));
+      for (size_t k = 0; k < host.port_count(); ++k) {
+        EgressPort& nic = host.port(PortId(static_cast<uint16_t>(k)));
+        EgressPort& to_nic = nic.peer()->port(nic.peer_port());
+        net_.sim().run_as(to_nic.owner_id().index(), [&] { to_nic.set_peer_stalled(true); });
+        mark_queued_flows(to_nic);
+      }
       storm_pause(i, true);
       break;
     }
@@ -187,10 +191,13 @@ void FaultInjector::end(uint32_t i) {
       break;
     case FaultEvent::Kind::kNicStall: {
       if (host_stalled(e.host)) break;  // another stall of this NIC goes on
-      EgressPort& nic = net_.node(NodeId(e.host)).port(PortId(0));
-      EgressPort& to_nic = nic.peer()->port(nic.peer_port());
-      mark_queued_flows(to_nic);
-      net_.sim().run_as(to_nic.owner_id().index(), [&] { to_nic.set_peer_stalled(false); });
+      Node& host = net_.node(NodeId(e.host));
+      for (size_t k = 0; k < host.port_count(); ++k) {
+        EgressPort& nic = host.port(PortId(static_cast<uint16_t>(k)));
+        EgressPort& to_nic = nic.peer()->port(nic.peer_port());
+        mark_queued_flows(to_nic);
+        net_.sim().run_as(to_nic.owner_id().index(), [&] { to_nic.set_peer_stalled(false); });
+      }
       storm_pause(i, false);
       break;
     }
@@ -249,10 +256,13 @@ void FaultInjector::storm_pause(uint32_t i, bool xoff) {
   const FaultEvent& e = cfg_.events[i];
   NetContext& ctx = net_.context();
   Host& host = net_.host(NodeId(e.host));
-  EgressPort& port = host.port(PortId(0));
-  if (xoff) ++storm_pause_frames_;
-  // The frame, at the NIC's rank only (as the NIC's own event: sim/ranks.h).
-  if (net_.owns(host.id())) {
+  EgressPort& port = host.port(PortId(0));  // the ports share a rate: port 0 times the refresh
+  // The frames, one per port of the NIC, at the NIC's rank only (as the NIC's own event:
+  // sim/ranks.h).
+  for (size_t k = 0; k < host.port_count(); ++k) {
+    const PortId at(static_cast<uint16_t>(k));
+    if (xoff) ++storm_pause_frames_;
+    if (!net_.owns(host.id())) continue;
     net_.sim().run_as(host.id().index(), [&] {
       const PacketId id = ctx.alloc_packet();
       Packet& f = ctx.pkt(id);
@@ -262,10 +272,11 @@ void FaultInjector::storm_pause(uint32_t i, bool xoff) {
       f.ecn_capable = false;
       f.wire_bytes = ctx.wire.control_wire_bytes(PacketType::kPause);
       f.src = host.id();
-      port.count_pfc_frame_sent(xoff);
+      EgressPort& out = host.port(at);
+      out.count_pfc_frame_sent(xoff);
       if (xoff) ++ctx.counters().pause_frames_by_node[e.host];
-      port.enqueue(id);
-      if (ctx.on_pfc) ctx.on_pfc(PfcEvent{ctx.sim.now(), host.id(), PortId(0), e.priority, xoff});
+      out.enqueue(id);
+      if (ctx.on_pfc) ctx.on_pfc(PfcEvent{ctx.sim.now(), host.id(), at, e.priority, xoff});
     });
   }
   if (xoff) {

@@ -80,6 +80,13 @@ class Network {
   BitsPerSec host_nominal_rate_bps(NodeId host, uint32_t port = 0) const {
     return nodes_[host.index()]->port(PortId(static_cast<uint16_t>(port))).nominal_rate_bps();
   }
+  // A NIC's rate as built, all of its ports together.
+  BitsPerSec nic_nominal_rate_bps(NodeId host) const {
+    BitsPerSec sum = 0;
+    for (size_t k = 0; k < nodes_[host.index()]->port_count(); ++k)
+      sum += nodes_[host.index()]->port(PortId(static_cast<uint16_t>(k))).nominal_rate_bps();
+    return sum;
+  }
 
   void set_host_agent(HostAgent* agent);
   // Installs the load balancer `cfg` builds for each switch (nullptr keeps ECMP hashing).

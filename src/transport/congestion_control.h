@@ -57,6 +57,9 @@ class CongestionControl {
   // A scheme-owned control message for this flow reached the sender host (e.g. FLB CNM).
   virtual void on_control(FlowId, const Packet&) {}
   virtual void on_flow_finish(FlowId) {}
+  // The QP moved to another NIC port (its old one failed): state tied to switches of the
+  // old path (a pause a switch ordered) no longer applies. Rate state stays by default.
+  virtual void on_port_moved(FlowId) {}
 
   // Receiver half. A data packet of flow f reached its receiver (before it is acknowledged);
   // the scheme may answer with RdmaTransport::send_cnp.

@@ -65,11 +65,15 @@ uint64_t RdmaTransport::set_nic_port_down(NodeId host, uint32_t port, bool down)
       continue;
     }
     move_port(f, to);
-    path_->on_port_moved(f);
     ++moved;
-    // Its NIC's new port sends it, as the host's own event (a run over several ranks moves
-    // it on every rank; only the sender's sends).
-    if (net_.owns(s.src)) sim().run_as(s.src.index(), [&] { kick(f); });
+    // The rest as the sender's own events (what it schedules orders as on any partition
+    // or rank; a QP has started only on its sender's rank).
+    if (!net_.owns(s.src)) continue;
+    sim().run_as(s.src.index(), [&] {
+      path_->on_port_moved(f);
+      cc_->on_port_moved(f);
+      kick(f);
+    });
   }
   // A shared QP's later messages are sent as the QP: their port follows it.
   for (uint32_t i = 0; i < flows_.size(); ++i)

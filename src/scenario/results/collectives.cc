@@ -20,7 +20,8 @@ Delta alone_delay(Experiment& exp, const FlowRecord& r) {
   const uint64_t mtu = w.mtu_payload_bytes;
   const uint64_t frames = (r.size_bytes + mtu - 1) / mtu;
   const uint32_t last = w.data_wire_bytes(static_cast<uint32_t>(r.size_bytes - (frames - 1) * mtu));
-  return exp.network().message_delay(r.src, r.dst, frames, w.mtu_wire_bytes(), last);
+  return exp.network().message_delay(r.src, r.dst, frames, w.mtu_wire_bytes(), last,
+                                     exp.transport().nic_port_of(r.id));
 }
 
 uint64_t wire_bytes(const WireModel& w, uint64_t payload) {
@@ -55,7 +56,7 @@ Delta ideal_time(Experiment& exp, const CollectiveSpec& c) {
   }
   Delta busiest{};
   for (const auto& [host, b] : nic_bytes) {
-    const BitsPerSec rate = exp.network().host_nominal_rate_bps(NodeId(host));
+    const BitsPerSec rate = exp.network().nic_nominal_rate_bps(NodeId(host));
     busiest = std::max({busiest, w.serialize(static_cast<int64_t>(b.first), rate),
                         w.serialize(static_cast<int64_t>(b.second), rate)});
   }
