@@ -23,6 +23,21 @@ void enum_choice(ParamVisitor& v, std::string_view key, Enum& value, const std::
     if (name == names[i]) value = static_cast<Enum>(i);
 }
 
+// A duration that may be `auto` (is_auto), read and written as text; `example` shows one.
+void auto_or_duration(ParamVisitor& v, std::string_view key, bool& is_auto, Delta& value,
+                      std::string_view example, std::string_view help) {
+  std::string text = is_auto ? "auto" : format_duration(value);
+  v.text(key, text, help);
+  if (!v.reading()) return;
+  std::string why;
+  const std::optional<Delta> d =
+      text == "auto" ? std::optional<Delta>() : parse_duration(text, &why);
+  v.require(text == "auto" || (d && *d >= Delta::zero()), key,
+            "expected auto or a duration such as " + std::string(example) + " (" + why + ")");
+  is_auto = text == "auto";
+  if (d) value = *d;
+}
+
 }  // namespace
 
 void ensure_path_params(TransportConfig& c) {
@@ -62,17 +77,7 @@ void describe(ParamVisitor& v, TransportConfig& c) {
       "each switch's buffer drained at its slowest port, plus the path's round trip "
       "(docs/schemes/loss-recovery.md); 0 = no timer (HPCC ns-3), lossless fabrics only";
   if (v.reading() || c.rto_auto) {
-    std::string rto = c.rto_auto ? "auto" : format_duration(c.rto);
-    v.text("rto", rto, kRtoHelp);
-    if (v.reading()) {
-      std::string why;
-      const std::optional<Delta> d =
-          rto == "auto" ? std::optional<Delta>() : parse_duration(rto, &why);
-      v.require(rto == "auto" || (d && *d >= Delta::zero()), "rto",
-                "expected auto or a duration such as 2ms (" + why + ")");
-      c.rto_auto = rto == "auto";
-      if (d) c.rto = *d;
-    }
+    auto_or_duration(v, "rto", c.rto_auto, c.rto, "2ms", kRtoHelp);
   } else {
     v.duration("rto", c.rto, Delta::zero(), Delta::max(), kRtoHelp);  // written as before auto
   }
@@ -101,17 +106,7 @@ void describe_nic(ParamVisitor& v, TransportConfig& c) {
   static constexpr std::string_view kHelp =
       "a failed NIC port's QPs move to a live port this long after the failure; auto = the "
       "failure's detection_delay";
-  std::string delay = c.failover_auto ? "auto" : format_duration(c.failover_delay);
-  v.text("failover_delay", delay, kHelp);
-  if (v.reading()) {
-    std::string why;
-    const std::optional<Delta> d =
-        delay == "auto" ? std::optional<Delta>() : parse_duration(delay, &why);
-    v.require(delay == "auto" || (d && *d >= Delta::zero()), "failover_delay",
-              "expected auto or a duration >= 0 such as 100us (" + why + ")");
-    c.failover_auto = delay == "auto";
-    if (d) c.failover_delay = *d;
-  }
+  auto_or_duration(v, "failover_delay", c.failover_auto, c.failover_delay, "100us", kHelp);
 }
 
 }  // namespace rocelab
