@@ -17,6 +17,12 @@
 //                  ECMP + DCQCN + PFC; one all-reduce of 64 MB per GPU as NCCL runs it there
 //                  (one ring of 128 per rail, 2 channels x 2 chunks: 1,040,384 flows with
 //                  dependencies), until it ends.
+//   rail-8192-allreduce  8,192 GPUs: 1,024 servers x 8 NICs at 400 Gb/s (32 scalable units of
+//                  32 servers, 256 rail leaves, 32 spines, 1 us links), ECMP + DCQCN + PFC;
+//                  one all-reduce of 256 MB per GPU, a ring of 1,024 per rail, 1 channel x
+//                  1 chunk (16,760,832 messages of 32 KB on 8,192 QPs), for 0.05 ms
+//                  simulated by default: what a large job costs to build and hold (RSS) and
+//                  per event, not its iteration time.
 //   rail-1024-poisson  the same fabric and schemes with Poisson WebSearch at 50% load for
 //                  0.5 ms instead: the per-event cost of ordinary traffic on it.
 //   million-flows  the conweave-128 network (and preset) with --flows (1,000,000) flows of
@@ -261,6 +267,29 @@ CaseSetup rail_1024_allreduce(const Overrides& o) {
   return c;
 }
 
+CaseSetup rail_8192_allreduce(const Overrides& o) {
+  if (o.cdf || o.load || o.arrival_ms)
+    throw std::invalid_argument(
+        "--cdf, --load, --arrival-ms: rail-8192-allreduce is one collective");
+  ScenarioConfig sc = scenario_base(o, "none");
+  rail_1024(sc);
+  sc.topology.rail.servers = 1024;
+  WorkloadConfig w;
+  w.name = "allreduce";
+  w.type = "collective";
+  w.collective.op = "all_reduce";
+  w.per_nic = true;
+  w.collective.size_bytes = 256 * 1024 * 1024;
+  w.collective.channels = 1;
+  w.collective.chunks = 1;
+  sc.workloads = {w};
+  Overrides with_limit = o;
+  if (!with_limit.sim_ms) with_limit.sim_ms = 0.05;
+  CaseSetup c = finish_scenario_case(sc, with_limit, "400 Gb/s, 1 us links, 64 MB buffers");
+  c.cdf = "collective: all_reduce, a ring per rail, 256 MiB per GPU";
+  return c;
+}
+
 CaseSetup rail_1024_poisson(const Overrides& o) {
   ScenarioConfig sc = scenario_base(o, "none");
   rail_1024(sc);
@@ -280,6 +309,7 @@ const BenchCase kCases[] = {
     {"fattree-1024", fattree_1024},
     {"million-flows", million_flows},
     {"rail-1024-allreduce", rail_1024_allreduce},
+    {"rail-8192-allreduce", rail_8192_allreduce},
     {"rail-1024-poisson", rail_1024_poisson},
 };
 

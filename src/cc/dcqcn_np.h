@@ -45,7 +45,7 @@ class DcqcnReceiverHalf : public CongestionControl {
     RdmaTransport& t = *transport_;
     const DcqcnNpConfig& cfg = np_;
     if (!data.ecn_ce || cfg.cnp_delivery != CnpDelivery::kFrame) return;
-    if (last_cnp_.size() <= f.index()) last_cnp_.resize(t.flow_count(), Time::never());
+    if (last_cnp_.size() <= f.index()) last_cnp_.resize(t.qp_count(), Time::never());
     Time& last = last_cnp_[f.index()];
     const Time now = t.sim().now();
     if (last != Time::never() && cfg.cnp_interval != Delta::zero() && now - last < cfg.cnp_interval)

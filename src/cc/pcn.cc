@@ -48,7 +48,7 @@ void Pcn::on_flow_start(FlowId f) {
 // Notification point: a period closes with the first packet at least T after it opened.
 // Its rate counts the bytes that arrived after the opening packet, over the time since.
 void Pcn::on_data_received(FlowId f, const Packet& data) {
-  if (receiver_.size() <= f.index()) receiver_.resize(transport_->flow_count());
+  if (receiver_.size() <= f.index()) receiver_.resize(transport_->qp_count());
   ReceiverState& r = receiver_[f.index()];
   const Time now = transport_->sim().now();
   if (r.period_start == Time::never()) {

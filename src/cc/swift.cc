@@ -43,7 +43,7 @@ void Swift::on_flow_start(FlowId f) {
   s = State{};
   RdmaTransport& t = *transport_;
   const double mtu = t.network().context().wire.mtu_payload_bytes;
-  s.hops = t.network().switch_hops(t.record(f).src, t.record(f).dst, t.nic_port_of(f));
+  s.hops = t.network().switch_hops(t.qp_src(f), t.qp_dst(f), t.nic_port_of(f));
   s.rtt = t.base_rtt(f);
   s.cwnd = std::clamp(cfg_.initial_cwnd_bdp * static_cast<double>(t.bdp_bytes(f)) / mtu,
                       cfg_.min_cwnd, cfg_.max_cwnd);

@@ -46,7 +46,8 @@ class CongestionControl {
   void set_window_cap_bdp(double bdps) { window_cap_bdp_ = bdps; }
   // Called once, before any flow starts.
   virtual void attach(RdmaTransport& transport) { transport_ = &transport; }
-  // `n` flows will exist: size per-flow state once instead of growing it flow by flow.
+  // Every QP's id is below `n`: size per-flow state (by the QP's FlowId) once instead of
+  // growing it flow by flow. Called again as QPs are added, with a larger n.
   virtual void reserve_flows(size_t /*n*/) {}
   virtual void on_flow_start(FlowId) {}
   virtual void on_packet_sent(FlowId, const Packet&) {}

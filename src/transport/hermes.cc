@@ -55,7 +55,7 @@ void HermesPath::attach(RdmaTransport& transport) {
 }
 
 void HermesPath::set_lanes(uint32_t partitions) {
-  if (flows_.size() < transport_->flow_count()) flows_.resize(transport_->flow_count());
+  if (flows_.size() < transport_->qp_count()) flows_.resize(transport_->qp_count());
   scratch_.set_lanes(partitions, {});
   counters_.set_lanes(partitions, {});
 }

@@ -35,7 +35,8 @@ class LossRecovery {
   virtual ~LossRecovery() = default;
   // Called once, before any flow is added.
   virtual void attach(RdmaTransport& transport) { transport_ = &transport; }
-  // Flow f was added (its id is the next dense one); per-flow state grows here.
+  // QP f was added (no QP's id is above it yet; a later message of a QP is not added here);
+  // per-flow state grows here.
   virtual void add_flow(FlowId /*f*/) {}
   virtual void reserve_flows(size_t /*n*/) {}
 

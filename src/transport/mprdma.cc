@@ -39,7 +39,7 @@ void MpRdmaPath::attach(RdmaTransport& transport) {
 }
 
 void MpRdmaPath::set_lanes(uint32_t partitions) {
-  if (flows_.size() < transport_->flow_count()) flows_.resize(transport_->flow_count());
+  if (flows_.size() < transport_->qp_count()) flows_.resize(transport_->qp_count());
   counters_.set_lanes(partitions, {});
 }
 

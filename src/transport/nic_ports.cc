@@ -56,7 +56,7 @@ uint64_t RdmaTransport::set_nic_port_down(NodeId host, uint32_t port, bool down)
   for (uint32_t i = 0; i < flows_.size(); ++i) {
     const FlowId f(i);
     Sender& s = flows_[i];
-    if (records_[i].qp != f || s.finished || s.nic_port != port) continue;
+    if (s.finished || s.nic_port != port) continue;
     if (s.src != host && s.dst != host) continue;
     const uint8_t to = live_port(s);
     if (to == s.nic_port) continue;
@@ -75,9 +75,6 @@ uint64_t RdmaTransport::set_nic_port_down(NodeId host, uint32_t port, bool down)
       kick(f);
     });
   }
-  // A shared QP's later messages are sent as the QP: their port follows it.
-  for (uint32_t i = 0; i < flows_.size(); ++i)
-    if (records_[i].qp.index() != i) flows_[i].nic_port = flows_[records_[i].qp.index()].nic_port;
   return moved;
 }
 

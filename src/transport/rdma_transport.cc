@@ -19,7 +19,7 @@ RdmaTransport::RdmaTransport(Network& net, const TransportConfig& cfg,
       hosts_(net.node_count()),
       starts_(
           net.sim(), [this](FlowId f) { start_flow(f); },
-          [this](FlowId f) { return LpId{flows_[f.index()].src.index()}; }) {
+          [this](FlowId f) { return LpId{records_[f.index()].src.index()}; }) {
   TransportConfig with_path = cfg_;
   ensure_path_params(with_path);  // a config made in code may name the policy alone
   path_ = with_path.path_params->build();
@@ -94,26 +94,31 @@ FlowId RdmaTransport::add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time
   if (start < sim().now())
     throw std::invalid_argument("add_flow: start " + std::to_string(start.ps) +
                                 " ps is before now (" + std::to_string(sim().now().ps) + " ps)");
-  const FlowId f(static_cast<uint32_t>(flows_.size()));
+  const FlowId f(static_cast<uint32_t>(records_.size()));
   // A message of no bytes on a shared QP sends nothing: it stays a flow of its own (done
   // at its start), and the QP's next message queues behind it.
-  if (qp) check_qp_message(f, src, dst, *qp, sport, dport, path, wait);
-  if (qp && size_bytes == 0) qp.reset();
+  // `qp` names the QP by its first flow; from here on it is the QP's own number.
+  std::optional<FlowId> on_qp;
+  if (qp) {
+    check_qp_message(f, src, dst, *qp, sport, dport, path, wait);
+    if (size_bytes > 0) on_qp = records_[qp->index()].qp;
+  }
+  const FlowId q = on_qp.value_or(FlowId(static_cast<uint32_t>(flows_.size())));
   Sender s;
   s.src = src;
   s.dst = dst;
   s.size = size_bytes;
   // Source port from the flow id, as the ns-3 simulators give each QP its own port. A
   // message of a shared QP has its QP's, and its NIC port.
-  if (qp) {
-    s.sport = flows_[qp->index()].sport;
-    s.dport = flows_[qp->index()].dport;
+  if (on_qp) {
+    s.sport = flows_[q.index()].sport;
+    s.dport = flows_[q.index()].dport;
   } else {
     s.sport = sport.value_or(static_cast<uint16_t>(10000 + f.index() % 50000));
     s.dport = dport.value_or(4791);
   }
   s.flow_hash = roce_flow_hash(src, dst, s.sport);
-  s.nic_port = qp ? flows_[qp->index()].nic_port : choose_port(src, dst, s.flow_hash);
+  s.nic_port = on_qp ? flows_[q.index()].nic_port : choose_port(src, dst, s.flow_hash);
   if (path || !pinned_paths_.empty()) {
     if (path) {
       const Routing& r = ctx_.routing;
@@ -129,8 +134,8 @@ FlowId RdmaTransport::add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time
         throw std::invalid_argument(which + ": their edge switches have " + std::to_string(paths) +
                                     " paths between them");
     }
-    pinned_paths_.resize(f.index() + 1, kNotPinned);
-    if (path) pinned_paths_[f.index()] = *path;
+    pinned_paths_.resize(q.index() + 1, kNotPinned);
+    if (path) pinned_paths_[q.index()] = *path;
   }
   s.line_rate_bps = net_.host_rate_bps(src, s.nic_port);
   s.rate_bps = s.line_rate_bps;
@@ -142,13 +147,21 @@ FlowId RdmaTransport::add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time
   s.base_rtt = net_.one_way_delay(src, dst, w.mtu_wire_bytes(), k) -
                w.serialize(w.mtu_wire_bytes(), s.line_rate_bps) +
                net_.one_way_delay(dst, src, w.control_wire_bytes(PacketType::kAck), k);
-  flows_.push_back(s);
-  receivers_.push_back(ReceiverState{});
-  recovery_->add_flow(f);
+  // Sender, receiver, loss recovery and congestion control state are the QP's: a later
+  // message keeps none, so a collective of millions of messages on thousands of QPs costs
+  // per message its record, its place in the stream and its dependencies.
+  if (!on_qp) {
+    flows_.push_back(s);
+    receivers_.emplace_back();
+    qp_first_flow_.push_back(f);
+    if (!streams_.empty()) qp_stream_.push_back(kNoStream);
+    recovery_->add_flow(q);
+    cc_->reserve_flows(flows_.size());  // sized before a partitioned run, not during it
+  }
 
   FlowRecord r;
   r.id = f;
-  r.qp = qp.value_or(f);
+  r.qp = q;
   r.src = src;
   r.dst = dst;
   r.size_bytes = size_bytes;
@@ -180,11 +193,10 @@ FlowId RdmaTransport::add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time
     r.ideal_fct = ack_sent + net_.one_way_delay(dst, src, ack_wire, k);
   }
   records_.push_back(r);
-  if (qp) {
-    add_to_stream(*qp, f, size_bytes);
-  } else {
-    ++qp_count_;
-    if (!stream_of_.empty()) stream_of_.emplace_back();
+  if (on_qp) {
+    add_to_stream(q, f, size_bytes);
+  } else if (!stream_of_.empty()) {
+    stream_of_.emplace_back();
   }
 
   if (wait.empty()) {
@@ -200,8 +212,9 @@ void RdmaTransport::check_qp_message(FlowId f, NodeId src, NodeId dst, FlowId qp
                                      std::optional<uint32_t> path, const FlowWait& wait) const {
   const std::string which =
       "add_flow: flow " + std::to_string(f.index()) + " on QP " + std::to_string(qp.index());
-  if (qp.index() >= records_.size() || records_[qp.index()].qp != qp)
+  if (qp.index() >= records_.size() || qp_first_flow_[records_[qp.index()].qp.index()] != qp)
     throw std::invalid_argument(which + ": a QP is a flow added before it with no QP of its own");
+  const FlowId q = records_[qp.index()].qp;
   if (records_[qp.index()].src != src || records_[qp.index()].dst != dst)
     throw std::invalid_argument(which + ": a QP joins one pair of hosts, and its first message " +
                                 "goes from host " +
@@ -210,33 +223,35 @@ void RdmaTransport::check_qp_message(FlowId f, NodeId src, NodeId dst, FlowId qp
   if (records_[qp.index()].size_bytes == 0)
     throw std::invalid_argument(which + ": the QP's first message has no bytes");
   // Its packets are the QP's: its own ports or path would be silently another's.
-  const Sender& lead = flows_[qp.index()];
+  const Sender& lead = flows_[q.index()];
   if ((sport && *sport != lead.sport) || (dport && *dport != lead.dport))
     throw std::invalid_argument(which + ": its ports are the QP's (" + std::to_string(lead.sport) +
                                 ", " + std::to_string(lead.dport) + ")");
-  if (path != pinned_path(qp))
+  if (path != pinned_path(q))
     throw std::invalid_argument(which + ": its path is the QP's (" +
-                                (pinned_path(qp) ? std::to_string(*pinned_path(qp)) : "none") +
-                                ")");
+                                (pinned_path(q) ? std::to_string(*pinned_path(q)) : "none") + ")");
   // Its bytes join the stream before the QP starts (a stream's list is fixed by then).
   if (lead.started)
     throw std::invalid_argument(which + ": the QP has started; its messages are added before");
   // A QP posts in order: the message waits for the QP's last one (or a flow after it) to
   // have sent its last byte.
-  const QpStream* q = stream_of(qp);
-  const FlowId last = q ? q->messages.back().flow : qp;
+  const QpStream* stream = stream_of_qp(q);
+  const FlowId last = stream ? stream->messages.back().flow : qp;
   if (!wait.behind.valid() || wait.behind.index() < last.index())
     throw std::invalid_argument(which + " must be queued behind the QP's last message (flow " +
                                 std::to_string(last.index()) + ")");
 }
 
 void RdmaTransport::add_to_stream(FlowId qp, FlowId m, uint64_t size_bytes) {
-  stream_of_.resize(flows_.size());
-  StreamRef& lead = stream_of_[qp.index()];
+  stream_of_.resize(records_.size());
+  qp_stream_.resize(flows_.size(), kNoStream);
+  const FlowId first = qp_first_flow_[qp.index()];
+  StreamRef& lead = stream_of_[first.index()];
   if (lead.stream == kNoStream) {  // the QP's second message: its stream starts
     lead = StreamRef{static_cast<uint32_t>(streams_.size()), 0};
+    qp_stream_[qp.index()] = lead.stream;
     streams_.emplace_back();
-    streams_.back().messages.push_back(QpMessage{qp, 0, records_[qp.index()].size_bytes});
+    streams_.back().messages.push_back(QpMessage{first, 0, records_[first.index()].size_bytes});
     streams_.back().ready.push_back(0);
   }
   QpStream& q = streams_[lead.stream];
@@ -247,7 +262,7 @@ void RdmaTransport::add_to_stream(FlowId qp, FlowId m, uint64_t size_bytes) {
 }
 
 uint64_t RdmaTransport::delivered_bytes(FlowId f) const {
-  if (stream_of(f) == nullptr) return receivers_[f.index()].rcv_nxt;
+  if (stream_of(f) == nullptr) return receivers_[records_[f.index()].qp.index()].rcv_nxt;
   const QpMessage& m = stream_entry(f);
   const uint64_t rcv_nxt = receivers_[records_[f.index()].qp.index()].rcv_nxt;
   return std::clamp(rcv_nxt, m.offset, m.end) - m.offset;
@@ -267,7 +282,7 @@ void RdmaTransport::add_wait(FlowId f, const FlowWait& wait, Time start) {
         if (event == FlowDag::kDelivered) return records_[d.index()].delivered;
         if (const QpStream* q = stream_of(d))
           return stream_of_[d.index()].entry < q->sent ? sim().now() : Time::never();
-        const Sender& s = flows_[d.index()];
+        const Sender& s = flows_[records_[d.index()].qp.index()];
         return s.started && s.high_sent >= s.size ? sim().now() : Time::never();
       });
   if (at != Time::never()) {
@@ -308,12 +323,13 @@ void RdmaTransport::release_waiting(FlowId f, FlowDag::Event event) {
   });
 }
 
-void RdmaTransport::reserve_flows(size_t n) {
-  flows_.reserve(n);
-  receivers_.reserve(n);
+void RdmaTransport::reserve_flows(size_t n, size_t qps) {
   records_.reserve(n);
-  cc_->reserve_flows(n);
-  recovery_->reserve_flows(n);
+  flows_.reserve(qps);
+  receivers_.reserve(qps);
+  qp_first_flow_.reserve(qps);
+  cc_->reserve_flows(qps);
+  recovery_->reserve_flows(qps);
 }
 
 size_t RdmaTransport::active_flows() const {
@@ -365,17 +381,18 @@ void RdmaTransport::on_event(uint32_t, uint64_t arg) {
   kick(f);  // the resent packet re-arms the timer when it leaves, however paced
 }
 
-void RdmaTransport::start_flow(FlowId f) {
-  if (records_[f.index()].qp != f) {
-    post_message(f);
+void RdmaTransport::start_flow(FlowId m) {
+  const FlowId f = records_[m.index()].qp;
+  if (qp_first_flow_[f.index()] != m) {
+    post_message(m);
     return;
   }
   Sender& s = flows_[f.index()];
   s.started = true;
   s.next_send = sim().now();
   if (s.size == 0) {
-    if (has_waits_) on_sent_all(f);
-    on_delivered(f);
+    if (has_waits_) on_sent_all(m);
+    on_delivered(m);
     finish_flow(f);
     return;
   }
@@ -383,7 +400,7 @@ void RdmaTransport::start_flow(FlowId f) {
     s.nic_port = live_port(s);  // made on a port that has failed since
   hosts_[s.src.index()].sched(s.nic_port).activate(f);
   count_unsent(s);
-  if (QpStream* q = stream_of_.empty() ? nullptr : stream_of(f)) {
+  if (QpStream* q = stream_of_qp(f)) {
     q->ready[0] = 1;
     q->posted = 1;
   }
@@ -393,14 +410,13 @@ void RdmaTransport::start_flow(FlowId f) {
   cc_->on_flow_start(f);
   restart_rto(s, f);
   kick(f);
-  if (QpStream* q = stream_of_.empty() ? nullptr : stream_of(f)) post_ready(f, *q);
+  if (QpStream* q = stream_of_qp(f)) post_ready(f, *q);
 }
 
 // A later message of a shared QP: its bytes join the QP's stream, after the QP's last
 // message (which has sent its last byte: add_flow made it wait behind it), and the QP sends
 // on. The QP stays in its NIC's list between messages, with its congestion control state.
 void RdmaTransport::post_message(FlowId m) {
-  flows_[m.index()].started = true;
   const FlowId qp = records_[m.index()].qp;
   QpStream& q = *stream_of(m);
   q.ready[stream_of_[m.index()].entry] = 1;
@@ -421,7 +437,7 @@ void RdmaTransport::post_ready(FlowId qp, QpStream& q) {
 
 void RdmaTransport::finish_flow(FlowId f) {
   finish_qp(f);
-  finish_record(f);
+  finish_record(qp_first_flow_[f.index()]);
 }
 
 void RdmaTransport::finish_qp(FlowId f) {
@@ -487,7 +503,7 @@ PacketId RdmaTransport::send_data(FlowId f, uint64_t seq, const EgressPort& port
   const PacketId id = ctx_.alloc_packet();
   Packet& p = ctx_.pkt(id);
   // A packet carries bytes of one message: of a shared QP's, the one holding seq.
-  QpStream* stream = stream_of_.empty() ? nullptr : stream_of(f);
+  QpStream* stream = stream_of_qp(f);
   const uint64_t end = stream ? stream->holding(seq).end : s.size;
   const uint32_t payload =
       static_cast<uint32_t>(std::min<uint64_t>(ctx_.wire.mtu_payload_bytes, end - seq));
@@ -527,7 +543,7 @@ PacketId RdmaTransport::send_data(FlowId f, uint64_t seq, const EgressPort& port
   if (stream) [[unlikely]] {
     after_stream_send(s, *stream, seq, payload);
   } else if (has_waits_ && seq + payload >= s.size && s.high_sent < s.size) [[unlikely]] {
-    on_sent_all(f);
+    on_sent_all(qp_first_flow_[f.index()]);
   }
   s.high_sent = std::max(s.high_sent, seq + payload);
   count_unsent(s);
@@ -705,12 +721,12 @@ void RdmaTransport::deliver_stream(ReceiverState& r, const Packet& p, QpStream& 
 }
 
 void RdmaTransport::deliver_in_order(ReceiverState& r, const Packet& p) {
-  if (!stream_of_.empty()) [[unlikely]]
-    if (QpStream* q = stream_of(p.flow)) {
-      deliver_stream(r, p, *q);
-      return;
-    }
-  const uint64_t size = records_[p.flow.index()].size_bytes;
+  if (QpStream* q = stream_of_qp(p.flow)) [[unlikely]] {
+    deliver_stream(r, p, *q);
+    return;
+  }
+  const FlowId message = qp_first_flow_[p.flow.index()];
+  const uint64_t size = records_[message.index()].size_bytes;
   r.rcv_nxt += p.payload_bytes;
   lane_counters().payload_bytes_delivered += p.payload_bytes;
   bool jumped = false;
@@ -729,7 +745,7 @@ void RdmaTransport::deliver_in_order(ReceiverState& r, const Packet& p) {
     r.unacked_packets = 0;
     send_ack(p, r.rcv_nxt, p.seq);
   }
-  if (r.rcv_nxt >= size) on_delivered(p.flow);
+  if (r.rcv_nxt >= size) on_delivered(message);
 }
 
 void RdmaTransport::on_out_of_order(ReceiverState& r, const Packet& p) {
@@ -765,11 +781,10 @@ bool RdmaTransport::advance_una(FlowId f, uint64_t ack_seq, const Packet& ack) {
   ev.rtt = sim().now() - ack.sent_time;
   ev.ack = &ack;
   cc_->on_ack(f, ev);
-  if (!stream_of_.empty()) [[unlikely]]
-    if (QpStream* q = stream_of(f)) {
-      advance_stream_una(f, s, *q);
-      return true;
-    }
+  if (QpStream* q = stream_of_qp(f)) [[unlikely]] {
+    advance_stream_una(f, s, *q);
+    return true;
+  }
   if (s.snd_una >= s.size) {
     finish_flow(f);
     return true;

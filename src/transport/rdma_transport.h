@@ -2,8 +2,13 @@
 // flow, NIC round robin among ready QPs at line rate, each paced by its CC rate (and
 // window), per-packet (or coalesced) ACK, and a retransmission timeout. The congestion
 // control's sender and receiver halves, the host path policy and the loss recovery
-// (go-back-N, selective repeat, ...: transport/loss_recovery.h) plug in. Per-flow state
-// lives in flat arrays by FlowId.
+// (go-back-N, selective repeat, ...: transport/loss_recovery.h) plug in.
+//
+// Two numberings, both FlowIds: flows (add_flow's ids; records, dependencies, starts) and
+// queue pairs (what packets carry; every accessor of sender or receiver state, and every
+// scheme's per-flow state). A flow that is no later message of a QP opens the next QP, so
+// the two agree until a flow is added as a later message (add_flow's `qp`); qp_of maps a
+// flow to its QP. Per-QP state lives in flat arrays by QP, per-flow records by flow.
 #pragma once
 
 #include <cstdint>
@@ -31,9 +36,9 @@ namespace rocelab {
 
 struct FlowRecord {
   FlowId id;
-  // The queue pair that carries it: the flow of its packets, for the switches, the
-  // congestion control and loss recovery (its own id unless it is a later message of a QP,
-  // add_flow's `qp`).
+  // The queue pair that carries it: the id its packets carry, for the switches, the
+  // congestion control and loss recovery (RdmaTransport's QP numbering; the flow's own id
+  // while no flow before it is a later message of a QP).
   FlowId qp;
   NodeId src;
   NodeId dst;
@@ -102,23 +107,29 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   // then when it started. Throws std::invalid_argument for a start before now, a path the
   // routing does not have between the two edges, or a dependency on a flow not added yet.
   //
-  // With `qp`, the flow is a later message of the queue pair `qp` (a flow added before it
-  // with no `qp` of its own), between the same hosts: its packets are the QP's, numbered on
-  // from its previous message's (the PSN runs on across messages), with its source port,
-  // congestion control and loss recovery, and one entry in every switch's flow state. Its
-  // `wait.behind` must be the QP's previous message: a QP posts its messages in order. The
-  // flow still has its own record (start, delivery, finish) and dependencies. A message's
-  // bytes start at a packet boundary of the QP's stream (the previous message's last packet
-  // may be short), so the stream has a gap of under an MTU between messages that no packet
-  // carries (transport/qp_stream.h).
+  // With `qp`, the flow is a later message of the queue pair whose first message is flow
+  // `qp` (a flow added before it with no `qp` of its own), between the same hosts: its packets are
+  // the QP's, numbered on from its previous message's (the PSN runs on across messages), with its
+  // source port, congestion control and loss recovery, and one entry in every switch's flow state.
+  // Its `wait.behind` must be the QP's previous message: a QP posts its messages in order. The flow
+  // still has its own record (start, delivery, finish) and dependencies. A message's bytes start at
+  // a packet boundary of the QP's stream (the previous message's last packet may be short), so the
+  // stream has a gap of under an MTU between messages that no packet carries
+  // (transport/qp_stream.h).
   FlowId add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time start, uint16_t tag = 0,
                   std::optional<uint16_t> sport = {}, std::optional<uint16_t> dport = {},
                   std::optional<uint32_t> path = {}, const FlowWait& wait = {},
                   std::optional<FlowId> qp = {});
-  // The queue pair flow f is a message of (f itself for a flow of its own).
+  // The queue pair flow f is a message of (its QP number: what its packets carry).
   FlowId qp_of(FlowId f) const { return records_[f.index()].qp; }
-  // Queue pairs: flows that are no later message of another.
-  size_t qp_count() const { return qp_count_; }
+  // The flow that is QP q's first message.
+  FlowId first_flow_of(FlowId q) const { return qp_first_flow_[q.index()]; }
+  // Queue pairs: flows that are no later message of another. Their numbers are dense from
+  // 0: per-QP state (a scheme's, by the FlowId its packets carry) sized to it holds them all.
+  size_t qp_count() const { return flows_.size(); }
+  // Host ends of QP q.
+  NodeId qp_src(FlowId q) const { return flows_[q.index()].src; }
+  NodeId qp_dst(FlowId q) const { return flows_[q.index()].dst; }
   // Some flow waits for others (add_flow's `wait`).
   bool has_waits() const { return has_waits_; }
   // Pairs of hosts (a, b), a < b, where an event at one (a delivery, a last byte sent)
@@ -130,9 +141,10 @@ class RdmaTransport final : public HostAgent, public EventHandler {
     if (f.index() >= pinned_paths_.size() || pinned_paths_[f.index()] == kNotPinned) return {};
     return pinned_paths_[f.index()];
   }
-  // `n` flows in all will be added: per-flow state is sized once (a million flows would
-  // otherwise pass through every doubling of every per-flow vector).
-  void reserve_flows(size_t n);
+  // `n` flows on `qps` QPs in all will be added: per-flow and per-QP state is sized once (a
+  // million flows would otherwise pass through every doubling of every per-flow vector).
+  void reserve_flows(size_t n, size_t qps);
+  void reserve_flows(size_t n) { reserve_flows(n, n); }
   // Called once per finished flow (not on the per-packet path).
   void set_on_finish(std::function<void(const FlowRecord&)> cb) { on_finish_ = std::move(cb); }
 
@@ -232,8 +244,8 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   // (none live: it stays); what was in flight is recovered as any loss is. Up: new QPs may
   // take it again; none moves back. Returns how many started QPs moved.
   uint64_t set_nic_port_down(NodeId host, uint32_t port, bool down);
-  // The NIC port QP (or message) f uses.
-  uint32_t nic_port_of(FlowId f) const { return flows_[f.index()].nic_port; }
+  // The NIC port QP q uses.
+  uint32_t nic_port_of(FlowId q) const { return flows_[q.index()].nic_port; }
 
   // HostAgent
   void on_host_receive(NodeId host, PacketId pkt) override;
@@ -300,6 +312,14 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   }
   const QpStream* stream_of(FlowId f) const {
     return const_cast<RdmaTransport*>(this)->stream_of(f);
+  }
+  // The stream QP q carries, null for a QP of one message.
+  QpStream* stream_of_qp(FlowId q) {
+    if (streams_.empty() || qp_stream_[q.index()] == kNoStream) return nullptr;
+    return &streams_[qp_stream_[q.index()]];
+  }
+  const QpStream* stream_of_qp(FlowId q) const {
+    return const_cast<RdmaTransport*>(this)->stream_of_qp(q);
   }
   // Message f's place in its stream (stream_of(f) must not be null).
   const QpMessage& stream_entry(FlowId f) const {
@@ -379,7 +399,8 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   };
   std::vector<QpStream> streams_;
   std::vector<StreamRef> stream_of_;
-  size_t qp_count_ = 0;
+  std::vector<uint32_t> qp_stream_;     // by QP: its stream, kNoStream (empty while none is)
+  std::vector<FlowId> qp_first_flow_;   // by QP: its first message
   std::vector<HostQueues> hosts_;       // by node id (switch slots stay empty)
   std::vector<uint32_t> next_rr_port_;  // port_select: round_robin, by node id (else empty)
   std::vector<uint32_t> dead_ports_;    // by node id: bit k, port k's link failed (else empty)

@@ -134,7 +134,7 @@ TEST(Planes, HashedQpsKeepTheirPortAndEveryPlaneCarriesItsOwn) {
       flows);
   const RdmaTransport& tr = r.exp->transport();
   uint64_t on_port[2] = {0, 0};
-  for (const FlowRecord& f : tr.records()) ++on_port[tr.nic_port_of(f.id)];
+  for (const FlowRecord& f : tr.records()) ++on_port[tr.nic_port_of(f.qp)];
   EXPECT_GT(on_port[0], 0u);
   EXPECT_GT(on_port[1], 0u);
   const Network& net = r.exp->network();
@@ -177,7 +177,7 @@ TEST(Planes, AFailedPortMovesItsQpsAndResendsExactlyWhatWasLost) {
   EXPECT_EQ(failovers[0].qps_moved, 2u);
   for (const FlowRecord& f : tr.records()) {
     if (f.src == NodeId(1) || f.dst == NodeId(1)) {
-      EXPECT_EQ(tr.nic_port_of(f.id), 0u) << f.id.index();
+      EXPECT_EQ(tr.nic_port_of(f.qp), 0u) << f.id.index();
     }
   }
   // Slower than the ring without the failure, and done.
@@ -199,7 +199,7 @@ TEST(Planes, TheSameOnAnyNumberOfThreads) {
     std::string rows;
     for (const FlowRecord& f : exp.transport().records())
       rows += std::to_string(f.finish.ps) + "," +
-              std::to_string(exp.transport().nic_port_of(f.id)) + "\n";
+              std::to_string(exp.transport().nic_port_of(f.qp)) + "\n";
     csvs.push_back(rows);
   }
   EXPECT_EQ(csvs[0], csvs[1]);

@@ -65,6 +65,37 @@ TEST(QpStream, WithoutAQpEachMessageIsAFlowOfItsOwn) {
   EXPECT_EQ(tr.record(FlowId(1)).start.ps, 173'120) << "queued behind it all the same";
 }
 
+// QPs are numbered apart from flows: flows 0-2 are messages of QP 0 (host 0 to 1), flow 3
+// opens QP 1 (host 2 to 3) and flow 4 is its second message. Packets and per-QP state go
+// by the QP's number, records by the flow's; a later message holds no sender of its own.
+TEST(QpStream, QpsAreNumberedDenselyApartFromFlows) {
+  ExperimentSpec spec;
+  spec.topology = test::small_leaf_spine(2, 1, 2);  // hosts 0, 1 on leaf 0; 2, 3 on leaf 1
+  spec.flows = qp_messages(0, 1, {2500, 3000, 1000});
+  for (FlowSpec f : qp_messages(2, 3, {4000, 500})) {
+    if (f.behind) *f.behind += 3;
+    if (f.qp) *f.qp += 3;
+    spec.flows.push_back(f);
+  }
+  Experiment exp(spec);
+  test::run_checked(exp);
+  const RdmaTransport& tr = exp.transport();
+  ASSERT_EQ(tr.flow_count(), 5u);
+  ASSERT_EQ(tr.qp_count(), 2u);
+  EXPECT_EQ(tr.qp_of(FlowId(2)), FlowId(0));
+  EXPECT_EQ(tr.qp_of(FlowId(3)), FlowId(1));
+  EXPECT_EQ(tr.qp_of(FlowId(4)), FlowId(1));
+  EXPECT_EQ(tr.first_flow_of(FlowId(1)), FlowId(3));
+  EXPECT_EQ(tr.qp_src(FlowId(1)), NodeId(2));
+  // QP 1's stream: 0..4,000, then 4,000..4,500.
+  EXPECT_EQ(tr.snd_nxt(FlowId(1)), 4500u);
+  EXPECT_EQ(tr.delivered_bytes(FlowId(3)), 4000u);
+  EXPECT_EQ(tr.delivered_bytes(FlowId(4)), 500u);
+  EXPECT_EQ(tr.record(FlowId(4)).qp, FlowId(1));
+  EXPECT_EQ(tr.record(FlowId(4)).sport, tr.record(FlowId(3)).sport);
+  for (uint32_t f = 0; f < 5; ++f) EXPECT_TRUE(tr.record(FlowId(f)).finished()) << f;
+}
+
 // A copy of the second message's first packet (PSN 3 of the stream) reaches the receiver
 // before anything else: go-back-N drops it and NAKs PSN 0, as one stream would. Then the
 // first message's three packets arrive: the first message is delivered and the expected

@@ -127,7 +127,10 @@ std::vector<std::string> Experiment::switch_feature_names(
 
 void Experiment::add_flows(const std::vector<FlowSpec>& flows) {
   const uint32_t first = static_cast<uint32_t>(transport_->flow_count());
-  transport_->reserve_flows(first + flows.size());
+  // A flow that is no later message of a QP (or one of no bytes) opens a QP.
+  const size_t qps = static_cast<size_t>(std::count_if(
+      flows.begin(), flows.end(), [](const FlowSpec& f) { return !f.qp || f.size_bytes == 0; }));
+  transport_->reserve_flows(first + flows.size(), transport_->qp_count() + qps);
   std::vector<FlowId> after;
   for (size_t i = 0; i < flows.size(); ++i) {
     const FlowSpec& f = flows[i];

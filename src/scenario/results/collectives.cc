@@ -21,7 +21,7 @@ Delta alone_delay(Experiment& exp, const FlowRecord& r) {
   const uint64_t frames = (r.size_bytes + mtu - 1) / mtu;
   const uint32_t last = w.data_wire_bytes(static_cast<uint32_t>(r.size_bytes - (frames - 1) * mtu));
   return exp.network().message_delay(r.src, r.dst, frames, w.mtu_wire_bytes(), last,
-                                     exp.transport().nic_port_of(r.id));
+                                     exp.transport().nic_port_of(r.qp));
 }
 
 uint64_t wire_bytes(const WireModel& w, uint64_t payload) {

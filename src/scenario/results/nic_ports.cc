@@ -44,8 +44,7 @@ void add_nic_port_figures(Experiment& exp, nlohmann::json& summary) {
     }
   }
   const RdmaTransport& tr = exp.transport();
-  for (const FlowRecord& f : tr.records())
-    if (f.qp == f.id) ++ports[tr.nic_port_of(f.id)].qps;
+  for (uint32_t q = 0; q < tr.qp_count(); ++q) ++ports[tr.nic_port_of(FlowId(q))].qps;
   for (NodeId s : net.switches()) {
     const Node& sw = net.node(s);
     PlaneFigures& p = plane[topo.nodes[s.index()].plane];
