@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <span>
+#include <stdexcept>
 #include <vector>
 
 #include "sim/ids.h"
@@ -39,9 +40,10 @@ class FlowDag {
         return;
       }
       ++waiting;
-      std::vector<int64_t>& heads = first_edge_[event];
+      std::vector<uint32_t>& heads = first_edge_[event];
+      if (edges_.size() >= kNone) throw std::length_error("FlowDag: more than 2^32 - 1 waits");
       edges_.push_back(Edge{f, heads[d.index()]});
-      heads[d.index()] = static_cast<int64_t>(edges_.size() - 1);
+      heads[d.index()] = static_cast<uint32_t>(edges_.size() - 1);
     };
     for (FlowId d : after) wait_for(d, kDelivered, delay);
     if (behind.valid()) wait_for(behind, kSent, Delta{});
@@ -53,15 +55,15 @@ class FlowDag {
   // it was, with the time it may start. Once per event and flow; later calls do nothing.
   template <class Release>
   void on_event(FlowId d, Event event, Time now, Release&& release) {
-    std::vector<int64_t>& heads = first_edge_[event];
+    std::vector<uint32_t>& heads = first_edge_[event];
     if (d.index() >= heads.size()) return;
-    for (int64_t e = heads[d.index()]; e >= 0; e = edges_[e].next) {
+    for (uint32_t e = heads[d.index()]; e != kNone; e = edges_[e].next) {
       const uint32_t f = edges_[e].flow.index();
       if (event == kDelivered) ready_at_[f] = std::max(ready_at_[f], now + delay_[f]);
       ready_at_[f] = std::max(ready_at_[f], now);
       if (--waiting_[f] == 0) release(edges_[e].flow, ready_at_[f]);
     }
-    heads[d.index()] = -1;
+    heads[d.index()] = kNone;
   }
 
   // fn(d, event, f) for every edge not yet released: flow f waits for flow d's event.
@@ -69,7 +71,7 @@ class FlowDag {
   void for_each_edge(Fn&& fn) const {
     for (const Event event : {kDelivered, kSent})
       for (size_t d = 0; d < first_edge_[event].size(); ++d)
-        for (int64_t e = first_edge_[event][d]; e >= 0; e = edges_[e].next)
+        for (uint32_t e = first_edge_[event][d]; e != kNone; e = edges_[e].next)
           fn(FlowId(static_cast<uint32_t>(d)), event, edges_[e].flow);
   }
 
@@ -84,21 +86,23 @@ class FlowDag {
   }
 
  private:
+  static constexpr uint32_t kNone = UINT32_MAX;
   struct Edge {
-    FlowId flow;   // the dependent flow
-    int64_t next;  // the next edge out of the same flow, -1: none
+    FlowId flow;    // the dependent flow
+    uint32_t next;  // the next edge out of the same flow, kNone: none
   };
   void grow(size_t n) {
     if (n <= waiting_.size()) return;
-    first_edge_[kDelivered].resize(n, -1);
-    first_edge_[kSent].resize(n, -1);
+    first_edge_[kDelivered].resize(n, kNone);
+    first_edge_[kSent].resize(n, kNone);
     waiting_.resize(n, 0);
     ready_at_.resize(n, Time::zero());
     delay_.resize(n, Delta::zero());
   }
 
-  // By event and flow: the first edge to a flow waiting for it, -1: none.
-  std::vector<int64_t> first_edge_[2];
+  // By event and flow: the first edge to a flow waiting for it, kNone: none. 32-bit links:
+  // a job of 67 M messages keeps two edges each.
+  std::vector<uint32_t> first_edge_[2];
   std::vector<uint32_t> waiting_;  // by flow: dependencies not delivered yet
   std::vector<Time> ready_at_;     // by flow: the latest of not_before and delivery + delay
   std::vector<Delta> delay_;       // by flow: after its last dependency

@@ -139,19 +139,19 @@ FlowId RdmaTransport::add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time
   }
   s.line_rate_bps = net_.host_rate_bps(src, s.nic_port);
   s.rate_bps = s.line_rate_bps;
-  // Base RTT: one MTU data frame there and one ACK back on the default path, with
-  // store-and-forward serialization at every hop, minus the NIC's own serialization of the
-  // data frame (counted in the wire bytes / line rate term of the ideal FCT).
-  const WireModel& w = ctx_.wire;
-  const uint32_t k = s.nic_port;
-  s.base_rtt = net_.one_way_delay(src, dst, w.mtu_wire_bytes(), k) -
-               w.serialize(w.mtu_wire_bytes(), s.line_rate_bps) +
-               net_.one_way_delay(dst, src, w.control_wire_bytes(PacketType::kAck), k);
   // Sender, receiver, loss recovery and congestion control state are the QP's: a later
   // message keeps none, so a collective of millions of messages on thousands of QPs costs
   // per message its record, its place in the stream and its dependencies.
   if (!on_qp) {
+    // Base RTT: one MTU data frame there and one ACK back on the default path, with
+    // store-and-forward serialization at every hop, minus the NIC's own serialization of
+    // the data frame (counted in the wire bytes / line rate term of the ideal FCT).
+    const WireModel& w = ctx_.wire;
+    s.base_rtt = net_.one_way_delay(src, dst, w.mtu_wire_bytes(), s.nic_port) -
+                 w.serialize(w.mtu_wire_bytes(), s.line_rate_bps) +
+                 net_.one_way_delay(dst, src, w.control_wire_bytes(PacketType::kAck), s.nic_port);
     flows_.push_back(s);
+    ideal_memo_.emplace_back();
     receivers_.emplace_back();
     qp_first_flow_.push_back(f);
     if (!streams_.empty()) qp_stream_.push_back(kNoStream);
@@ -169,28 +169,12 @@ FlowId RdmaTransport::add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time
   r.tag = tag;
   r.sport = s.sport;
   r.dport = s.dport;
-  // Ideal FCT: the FCT of the flow alone on its idle default route. Its frames leave the NIC
-  // back to back, the last one reaches the receiver (it serializes at its own size at each
-  // hop, after waiting behind the full frame before it where that one takes longer) and
-  // its ACK comes back. Not base_rtt + bytes / rate: that counts an MTU frame on every hop
-  // and a bottleneck after the NIC twice. A flow of 0 bytes is done at its start.
   if (size_bytes > 0) {
-    const uint64_t mtu = w.mtu_payload_bytes;
-    const uint64_t frames = (size_bytes + mtu - 1) / mtu;
-    const uint32_t last_wire =
-        w.data_wire_bytes(static_cast<uint32_t>(size_bytes - (frames - 1) * mtu));
-    const uint32_t ack_wire = w.control_wire_bytes(PacketType::kAck);
-    Delta ack_sent = net_.message_delay(src, dst, frames, w.mtu_wire_bytes(), last_wire, k);
-    // The receiver's previous ACK (for frame `prev`) may still hold the slowest link of the
-    // way back when the last ACK gets there, when the last frame is short. ACKs before it
-    // are further ahead, unless a link back is ~12x slower (1082 / 86 B) than the way there.
-    const uint64_t prev = (frames - 1) / cfg_.ack_interval_packets * cfg_.ack_interval_packets;
-    if (prev > 0) {
-      ack_sent = std::max(
-          ack_sent, net_.message_delay(src, dst, prev, w.mtu_wire_bytes(), w.mtu_wire_bytes(), k) +
-                        net_.slowest_serialization(dst, src, ack_wire, k));
-    }
-    r.ideal_fct = ack_sent + net_.one_way_delay(dst, src, ack_wire, k);
+    // A QP's messages are mostly of one size: its last ideal serves again.
+    IdealMemo& memo = ideal_memo_[q.index()];
+    if (memo.size_bytes != size_bytes || memo.port != s.nic_port)
+      memo = IdealMemo{size_bytes, ideal_fct(src, dst, size_bytes, s.nic_port), s.nic_port};
+    r.ideal_fct = memo.ideal;
   }
   records_.push_back(r);
   if (on_qp) {
@@ -205,6 +189,31 @@ FlowId RdmaTransport::add_flow(NodeId src, NodeId dst, uint64_t size_bytes, Time
     add_wait(f, wait, start);
   }
   return f;
+}
+
+Delta RdmaTransport::ideal_fct(NodeId src, NodeId dst, uint64_t size_bytes, uint32_t k) const {
+  const WireModel& w = ctx_.wire;
+  // Ideal FCT: the FCT of the flow alone on its idle default route. Its frames leave the NIC
+  // back to back, the last one reaches the receiver (it serializes at its own size at each
+  // hop, after waiting behind the full frame before it where that one takes longer) and
+  // its ACK comes back. Not base_rtt + bytes / rate: that counts an MTU frame on every hop
+  // and a bottleneck after the NIC twice. A flow of 0 bytes is done at its start.
+  const uint64_t mtu = w.mtu_payload_bytes;
+  const uint64_t frames = (size_bytes + mtu - 1) / mtu;
+  const uint32_t last_wire =
+      w.data_wire_bytes(static_cast<uint32_t>(size_bytes - (frames - 1) * mtu));
+  const uint32_t ack_wire = w.control_wire_bytes(PacketType::kAck);
+  Delta ack_sent = net_.message_delay(src, dst, frames, w.mtu_wire_bytes(), last_wire, k);
+  // The receiver's previous ACK (for frame `prev`) may still hold the slowest link of the
+  // way back when the last ACK gets there, when the last frame is short. ACKs before it
+  // are further ahead, unless a link back is ~12x slower (1082 / 86 B) than the way there.
+  const uint64_t prev = (frames - 1) / cfg_.ack_interval_packets * cfg_.ack_interval_packets;
+  if (prev > 0) {
+    ack_sent = std::max(
+        ack_sent, net_.message_delay(src, dst, prev, w.mtu_wire_bytes(), w.mtu_wire_bytes(), k) +
+                      net_.slowest_serialization(dst, src, ack_wire, k));
+  }
+  return ack_sent + net_.one_way_delay(dst, src, ack_wire, k);
 }
 
 void RdmaTransport::check_qp_message(FlowId f, NodeId src, NodeId dst, FlowId qp,
@@ -325,9 +334,12 @@ void RdmaTransport::release_waiting(FlowId f, FlowDag::Event event) {
 
 void RdmaTransport::reserve_flows(size_t n, size_t qps) {
   records_.reserve(n);
+  dag_.reserve(n);
+  if (!stream_of_.empty()) stream_of_.reserve(n);
   flows_.reserve(qps);
   receivers_.reserve(qps);
   qp_first_flow_.reserve(qps);
+  ideal_memo_.reserve(qps);
   cc_->reserve_flows(qps);
   recovery_->reserve_flows(qps);
 }

@@ -326,6 +326,9 @@ class RdmaTransport final : public HostAgent, public EventHandler {
     const StreamRef& ref = stream_of_[f.index()];
     return streams_[ref.stream].messages[ref.entry];
   }
+  // The FCT of a flow of `size_bytes` from src to dst alone on its idle default route
+  // through NIC port k.
+  Delta ideal_fct(NodeId src, NodeId dst, uint64_t size_bytes, uint32_t k) const;
   // Throws std::invalid_argument unless flow f may be a later message of `qp`.
   void check_qp_message(FlowId f, NodeId src, NodeId dst, FlowId qp, std::optional<uint16_t> sport,
                         std::optional<uint16_t> dport, std::optional<uint32_t> path,
@@ -399,8 +402,15 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   };
   std::vector<QpStream> streams_;
   std::vector<StreamRef> stream_of_;
-  std::vector<uint32_t> qp_stream_;     // by QP: its stream, kNoStream (empty while none is)
-  std::vector<FlowId> qp_first_flow_;   // by QP: its first message
+  std::vector<uint32_t> qp_stream_;    // by QP: its stream, kNoStream (empty while none is)
+  std::vector<FlowId> qp_first_flow_;  // by QP: its first message
+  // By QP: the ideal FCT of its last message added (add_flow).
+  struct IdealMemo {
+    uint64_t size_bytes = 0;
+    Delta ideal;
+    uint32_t port = 0;
+  };
+  std::vector<IdealMemo> ideal_memo_;
   std::vector<HostQueues> hosts_;       // by node id (switch slots stay empty)
   std::vector<uint32_t> next_rr_port_;  // port_select: round_robin, by node id (else empty)
   std::vector<uint32_t> dead_ports_;    // by node id: bit k, port k's link failed (else empty)

@@ -54,18 +54,19 @@ std::shared_ptr<const LbConfig> lb_config(const ExperimentSpec& spec) {
 }
 }  // namespace
 
-Experiment::Experiment(const ExperimentSpec& spec) : Experiment(spec, make_cc(spec)) {
+Experiment::Experiment(ExperimentSpec spec) : Experiment(std::move(spec), nullptr) {
   // MP-RDMA's policy owns the window; a congestion control would overwrite or cap it.
-  if (spec.transport.path_policy == "mprdma" && spec.cc != "none")
+  if (spec_.transport.path_policy == "mprdma" && spec_.cc != "none")
     throw std::invalid_argument(
         "transport.path_policy: mprdma has its own window; it needs "
         "cc: none (got '" +
-        spec.cc + "')");
+        spec_.cc + "')");
 }
 
-Experiment::Experiment(const ExperimentSpec& spec, std::unique_ptr<CongestionControl> cc)
-    : spec_(spec) {
-  spec_.network = resolved_network(spec);
+Experiment::Experiment(ExperimentSpec spec, std::unique_ptr<CongestionControl> cc)
+    : spec_(std::move(spec)) {
+  if (!cc) cc = make_cc(spec_);
+  spec_.network = resolved_network(spec_);
   const CcFabricNeeds needs = cc->fabric_needs();
   const std::shared_ptr<const LbConfig> lb = lb_config(spec_);
   const std::vector<std::string> features = switch_feature_names(needs.switch_features);

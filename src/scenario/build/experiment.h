@@ -68,10 +68,12 @@ NetworkConfig resolved_network(const ExperimentSpec& spec);
 
 class Experiment {
  public:
-  // Throws std::invalid_argument for unknown scheme names or bad flows.
-  explicit Experiment(const ExperimentSpec& spec);
-  // With a congestion-control object supplied by the caller (tests, custom schemes).
-  Experiment(const ExperimentSpec& spec, std::unique_ptr<CongestionControl> cc);
+  // Throws std::invalid_argument for unknown scheme names or bad flows. A spec moved in
+  // gives its flows up without a copy (millions of collective messages).
+  explicit Experiment(ExperimentSpec spec);
+  // With a congestion-control object supplied by the caller (tests, custom schemes); null:
+  // the spec's.
+  Experiment(ExperimentSpec spec, std::unique_ptr<CongestionControl> cc);
 
   // Runs on `threads` threads (issue 52, docs/parallel.md): the network cut into
   // partitions (scenario/build/partition.h), with the same results as one thread. 1: the

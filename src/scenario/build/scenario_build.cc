@@ -296,8 +296,12 @@ ExperimentSpec build_unlocated(ScenarioConfig& c) {
       col.first_flow += offset;
       spec.collectives.push_back(std::move(col));
     }
-    spec.flows.insert(spec.flows.end(), std::make_move_iterator(flows.begin()),
-                      std::make_move_iterator(flows.end()));
+    if (spec.flows.empty()) {
+      spec.flows = std::move(flows);  // no second array of a collective's millions
+    } else {
+      spec.flows.insert(spec.flows.end(), std::make_move_iterator(flows.begin()),
+                        std::make_move_iterator(flows.end()));
+    }
   }
   if (spec.flows.empty()) throw ConfigError("workloads: the workloads generate no flow");
   return spec;

@@ -101,8 +101,8 @@ std::vector<std::string> run_notes(const nlohmann::json& s, const TransportConfi
 }  // namespace
 
 nlohmann::json run_scenario(ScenarioConfig& c, const RunOptions& o) {
-  ExperimentSpec spec = build_experiment(c);
-  Experiment exp(spec);
+  Experiment exp(build_experiment(c));
+  const ExperimentSpec& spec = exp.spec();
   std::unique_ptr<TimeSeriesRecorder> ts;
   // PFC events are recorded as they happen, with or without a sampling interval.
   if (!o.out_dir.empty() && (c.outputs.timeseries_interval > Delta::zero() || c.outputs.pfc_events))
