@@ -219,35 +219,38 @@ Delta RdmaTransport::ideal_fct(NodeId src, NodeId dst, uint64_t size_bytes, uint
 void RdmaTransport::check_qp_message(FlowId f, NodeId src, NodeId dst, FlowId qp,
                                      std::optional<uint16_t> sport, std::optional<uint16_t> dport,
                                      std::optional<uint32_t> path, const FlowWait& wait) const {
-  const std::string which =
-      "add_flow: flow " + std::to_string(f.index()) + " on QP " + std::to_string(qp.index());
+  // Built only for an error: millions of messages pass here.
+  const auto which = [&] {
+    return "add_flow: flow " + std::to_string(f.index()) + " on QP " + std::to_string(qp.index());
+  };
   if (qp.index() >= records_.size() || qp_first_flow_[records_[qp.index()].qp.index()] != qp)
-    throw std::invalid_argument(which + ": a QP is a flow added before it with no QP of its own");
+    throw std::invalid_argument(which() + ": a QP is a flow added before it with no QP of its own");
   const FlowId q = records_[qp.index()].qp;
   if (records_[qp.index()].src != src || records_[qp.index()].dst != dst)
-    throw std::invalid_argument(which + ": a QP joins one pair of hosts, and its first message " +
+    throw std::invalid_argument(which() + ": a QP joins one pair of hosts, and its first message " +
                                 "goes from host " +
                                 std::to_string(records_[qp.index()].src.index()) + " to host " +
                                 std::to_string(records_[qp.index()].dst.index()));
   if (records_[qp.index()].size_bytes == 0)
-    throw std::invalid_argument(which + ": the QP's first message has no bytes");
+    throw std::invalid_argument(which() + ": the QP's first message has no bytes");
   // Its packets are the QP's: its own ports or path would be silently another's.
   const Sender& lead = flows_[q.index()];
   if ((sport && *sport != lead.sport) || (dport && *dport != lead.dport))
-    throw std::invalid_argument(which + ": its ports are the QP's (" + std::to_string(lead.sport) +
-                                ", " + std::to_string(lead.dport) + ")");
+    throw std::invalid_argument(which() + ": its ports are the QP's (" +
+                                std::to_string(lead.sport) + ", " + std::to_string(lead.dport) +
+                                ")");
   if (path != pinned_path(q))
-    throw std::invalid_argument(which + ": its path is the QP's (" +
+    throw std::invalid_argument(which() + ": its path is the QP's (" +
                                 (pinned_path(q) ? std::to_string(*pinned_path(q)) : "none") + ")");
   // Its bytes join the stream before the QP starts (a stream's list is fixed by then).
   if (lead.started)
-    throw std::invalid_argument(which + ": the QP has started; its messages are added before");
+    throw std::invalid_argument(which() + ": the QP has started; its messages are added before");
   // A QP posts in order: the message waits for the QP's last one (or a flow after it) to
   // have sent its last byte.
   const QpStream* stream = stream_of_qp(q);
   const FlowId last = stream ? stream->messages.back().flow : qp;
   if (!wait.behind.valid() || wait.behind.index() < last.index())
-    throw std::invalid_argument(which + " must be queued behind the QP's last message (flow " +
+    throw std::invalid_argument(which() + " must be queued behind the QP's last message (flow " +
                                 std::to_string(last.index()) + ")");
 }
 
