@@ -151,20 +151,25 @@ void FaultInjector::start(uint32_t i) {
       }
       break;
     }
-    case FaultEvent::Kind::kNicStall: {
-      // Every port of the NIC stops draining (a NIC of several ports stalls whole).
-      Node& host = net_.node(NodeId(e.host));
-      for (size_t k = 0; k < host.port_count(); ++k) {
-        EgressPort& nic = host.port(PortId(static_cast<uint16_t>(k)));
-        EgressPort& to_nic = nic.peer()->port(nic.peer_port());
-        net_.sim().run_as(to_nic.owner_id().index(), [&] { to_nic.set_peer_stalled(true); });
-        mark_queued_flows(to_nic);
-      }
+    case FaultEvent::Kind::kNicStall:
+      set_nic_stalled(e.host, true);
       storm_pause(i, true);
       break;
-    }
     default:
       break;
+  }
+}
+
+// Every port of the NIC stops (or resumes) draining: a NIC of several ports stalls whole.
+// The flows queued toward it are marked at both ends of the stall (mark_queued_flows).
+void FaultInjector::set_nic_stalled(uint32_t host_id, bool stalled) {
+  Node& host = net_.node(NodeId(host_id));
+  for (size_t k = 0; k < host.port_count(); ++k) {
+    EgressPort& nic = host.port(PortId(static_cast<uint16_t>(k)));
+    EgressPort& to_nic = nic.peer()->port(nic.peer_port());
+    if (!stalled) mark_queued_flows(to_nic);
+    net_.sim().run_as(to_nic.owner_id().index(), [&] { to_nic.set_peer_stalled(stalled); });
+    if (stalled) mark_queued_flows(to_nic);
   }
 }
 
@@ -189,18 +194,11 @@ void FaultInjector::end(uint32_t i) {
       net_.sim().schedule_in(e.detection_delay, handler_, kConverge, (uint64_t{i} << 1) | 1);
       schedule_failovers(i, false);
       break;
-    case FaultEvent::Kind::kNicStall: {
+    case FaultEvent::Kind::kNicStall:
       if (host_stalled(e.host)) break;  // another stall of this NIC goes on
-      Node& host = net_.node(NodeId(e.host));
-      for (size_t k = 0; k < host.port_count(); ++k) {
-        EgressPort& nic = host.port(PortId(static_cast<uint16_t>(k)));
-        EgressPort& to_nic = nic.peer()->port(nic.peer_port());
-        mark_queued_flows(to_nic);
-        net_.sim().run_as(to_nic.owner_id().index(), [&] { to_nic.set_peer_stalled(false); });
-      }
+      set_nic_stalled(e.host, false);
       storm_pause(i, false);
       break;
-    }
     default:
       break;
   }

@@ -154,6 +154,7 @@ class FaultInjector final : public EventHandler, public PauseObserver {
   void refresh_direction(uint32_t link, bool from_a);
   bool host_stalled(uint32_t host) const;
   void mark_queued_flows(const EgressPort& port);
+  void set_nic_stalled(uint32_t host, bool stalled);
   void converge(uint32_t event, bool links_up);
   void storm_pause(uint32_t event, bool xoff);
   // Watchdog state per (switch port, queue), keyed port_key * 32 + queue.

@@ -184,6 +184,33 @@ TEST(Planes, AFailedPortMovesItsQpsAndResendsExactlyWhatWasLost) {
   EXPECT_GT(results[0].cct().ps, 20'863'520);
 }
 
+// A NIC of two ports stalls whole: from 10 us on, h1 PAUSEs both planes' leaves, each
+// port its own storm, and the ring finishes once the stall ends at 60 us.
+TEST(Planes, AStalledNicPausesEveryPlane) {
+  ScenarioConfig c =
+      load_scenario_text(ring(", planes: 2",
+                              "nic: {port_select: round_robin}\n"
+                              "events:\n  - {type: nic_stall, host: h1, at: 10us, until: 60us}\n"),
+                         "planes-stall.yaml");
+  Experiment exp(build_experiment(c));
+  const auto paused_toward_h1 = [&](uint32_t port) {
+    const EgressPort& nic = exp.network().host(NodeId(1)).port(PortId(static_cast<uint16_t>(port)));
+    const EgressPort& to_nic = nic.peer()->port(nic.peer_port());
+    return to_nic.pfc_paused(to_nic.queue_of_priority(exp.spec().transport.data_priority));
+  };
+  exp.run(Time{Delta::from_us(9).ps});
+  EXPECT_FALSE(paused_toward_h1(0));
+  EXPECT_FALSE(paused_toward_h1(1));
+  exp.run(Time{Delta::from_us(30).ps});
+  EXPECT_TRUE(paused_toward_h1(0));
+  EXPECT_TRUE(paused_toward_h1(1));
+  test::run_checked(exp, Time{Delta::from_ms(50).ps});
+  const auto results = collective_results(exp);
+  ASSERT_TRUE(results.at(0).complete);
+  EXPECT_GT(results[0].end, Time{Delta::from_us(60).ps});
+  EXPECT_GE(exp.faults()->storm_pause_frames(), 2u) << "one XOFF per port at least";
+}
+
 TEST(Planes, TheSameOnAnyNumberOfThreads) {
   const std::string yaml =
       "topology: {type: leaf_spine, leaves: 4, spines: 2, hosts_per_leaf: 4, planes: 2}\n"
