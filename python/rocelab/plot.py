@@ -126,6 +126,16 @@ def binned(samples, edges, p):
     return [percentile(sorted(b), p) if b else float("nan") for b in per]
 
 
+def log_if_spread(ax, values, decades=1.0):
+    """A log y axis when the positive values plotted span `decades` or more: on a linear axis
+    one scheme's p99 slowdown of 4,500 flattens the others' 2-20 against zero."""
+    pos = [v for v in values if v is not None and math.isfinite(v) and v > 0]
+    if pos and max(pos) >= min(pos) * 10 ** decades:
+        ax.set_yscale("log", nonpositive="clip")
+        return True
+    return False
+
+
 def fig_slowdown_by_size(plt, panels, out, written):
     for title, groups in panels.items():
         per_group = [(g, [flows_of(x) for x in g.dirs]) for g in groups]
@@ -135,12 +145,14 @@ def fig_slowdown_by_size(plt, panels, out, written):
             continue
         fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharex=True)
         for ax, p in zip(axes, (50, 99)):
+            plotted = []
             for g, runs in per_group:
                 curves = [binned(run, edges, p) for run in runs if run]
                 if not curves:
                     continue
                 stats = [mean_ci([c[i] for c in curves]) for i in range(len(edges))]
                 m = [s[0] for s in stats]
+                plotted += m
                 line, = ax.plot(edges, m, marker="o", markersize=3, label=g.label)
                 if len(curves) > 1:
                     # A slowdown is positive: the band is clipped at 0, not extended below.
@@ -148,6 +160,7 @@ def fig_slowdown_by_size(plt, panels, out, written):
                                     [s[0] + s[1] for s in stats], alpha=0.2,
                                     color=line.get_color())
             ax.set_xscale("log")
+            log_if_spread(ax, plotted)
             ax.set_xlabel("flow size (bytes, upper edge of each equal-count bin)")
             ax.set_ylabel(f"p{p} FCT slowdown")
             ax.grid(alpha=0.3)
@@ -207,6 +220,7 @@ def fig_collective_cct(plt, panels, out, written):
             continue
         fig, ax = plt.subplots(figsize=(max(5, 1.2 * len(groups) + 2), 3.6))
         width = 0.8 / len(jobs)
+        plotted = []
         for ji, job in enumerate(jobs):
             means, cis = [], []
             for g in groups:
@@ -220,7 +234,9 @@ def fig_collective_cct(plt, panels, out, written):
                 means.append(m)
                 cis.append(c)
             xs = [i + (ji - (len(jobs) - 1) / 2) * width for i in range(len(groups))]
+            plotted += means
             ax.bar(xs, means, width, yerr=cis if any(cis) else None, label=job, capsize=2)
+        log_if_spread(ax, plotted)
         ax.set_xticks(range(len(groups)))
         ax.set_xticklabels([g.label for g in groups], rotation=20, ha="right", fontsize=8)
         ax.set_ylabel("collective completion time (us)")
@@ -361,17 +377,20 @@ def fig_against_x(plt, d, out, written):
     for key, schemes in panels.items():
         fig, axes = plt.subplots(1, len(metrics), figsize=(4.2 * len(metrics), 3.6))
         for ax, (m, label) in zip(axes, metrics):
+            plotted = []
             for scheme, rs in schemes.items():
                 pts = sorted((num(r[x]), num(r.get(m + ".mean")), num(r.get(m + ".ci95")) or 0.0)
                              for r in rs if num(r.get(m + ".mean")) is not None)
                 if not pts:
                     continue
                 xs, ms, cs = zip(*pts)
+                plotted += ms
                 line, = ax.plot(xs, ms, marker="o", markersize=3, label=scheme)
                 if any(cs):
                     ax.fill_between(xs, [a - b for a, b in zip(ms, cs)],
                                     [a + b for a, b in zip(ms, cs)], alpha=0.2,
                                     color=line.get_color())
+            log_if_spread(ax, plotted)
             ax.set_xlabel(x)
             ax.set_ylabel(label)
             ax.grid(alpha=0.3)

@@ -102,5 +102,26 @@ class Package(unittest.TestCase):
         self.assertEqual(json.loads(out), schema.SCHEMA)
 
 
+class PlotAxes(unittest.TestCase):
+    """Values that span decades go on a log axis: a linear one hides all but the largest."""
+
+    class Axis:
+        def __init__(self):
+            self.scale = "linear"
+
+        def set_yscale(self, scale, **_):
+            self.scale = scale
+
+    def test_a_spread_of_a_decade_or_more_is_drawn_on_a_log_axis(self):
+        from rocelab.plot import log_if_spread
+        ax = self.Axis()
+        self.assertTrue(log_if_spread(ax, [1.2, 3.0, 4500.0, float("nan"), None]))
+        self.assertEqual(ax.scale, "log")
+        ax = self.Axis()
+        self.assertFalse(log_if_spread(ax, [1.2, 3.0, 11.9, 0.0]))
+        self.assertEqual(ax.scale, "linear")
+        self.assertFalse(log_if_spread(self.Axis(), []))
+
+
 if __name__ == "__main__":
     unittest.main()
