@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Installs rocelab's build dependencies from Debian packages when any is missing.
 #   --plots  also python3-matplotlib (`rocelab plot` and `report` figures)
-# python3-pandas: the rocelab Python package's DataFrame readers (python/, tested).
+# python3-pandas: the rocelab Python package's DataFrame readers (python/, tested);
+# python3-venv, -pip, -setuptools: its installation into a virtual environment (tested).
 set -euo pipefail
 packages=(g++ cmake ninja-build libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
-          libgtest-dev libbenchmark-dev python3 python3-pandas libopenmpi-dev openmpi-bin)
+          libgtest-dev libbenchmark-dev python3 python3-pandas python3-venv python3-pip
+          python3-setuptools libopenmpi-dev openmpi-bin)
 [ "${1:-}" = "--plots" ] && packages+=(python3-matplotlib)
 missing=()
 for p in "${packages[@]}"; do

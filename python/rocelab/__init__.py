@@ -9,8 +9,9 @@ with Debian's python3-pandas, as DataFrames:
     flows = rocelab.read_flows(runs.dir[0])                 # flows.csv, typed
     rocelab.describe("by_size.small.p99_slowdown")          # unit and meaning
 
-Put the package on the path with PYTHONPATH=<rocelab checkout>/python; `rocelab plot` and
-`rocelab report` carry their own copy.
+Install it with `pip install ./python` from a checkout (docs/python.md), or put it on the
+path with PYTHONPATH=<rocelab checkout>/python; `rocelab plot` and `rocelab report` carry
+their own copy.
 """
 from .results import (flatten, get, load_runs, read_collectives, read_flows, read_runs,
                       read_summary, read_sweep,
