@@ -6,6 +6,7 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -40,8 +41,10 @@ using namespace rocelab;
 namespace {
 
 std::atomic<bool> g_interrupted{false};
-extern "C" void on_signal(int) {
-  g_interrupted.store(true);
+// The first Ctrl-C or SIGTERM ends the run at the next chunk, results written and marked
+// incomplete; a second ends the process at once.
+extern "C" void on_signal(int sig) {
+  if (g_interrupted.exchange(true)) std::_Exit(128 + sig);
 }
 
 // `rocelab schema [KEY|FILE] [--markdown]`.

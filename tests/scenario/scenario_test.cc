@@ -215,3 +215,43 @@ TEST(Registry, ListsThePapersSchemes) {
 
 }  // namespace
 }  // namespace rocelab
+
+namespace rocelab {
+namespace {
+
+// An event that schedules itself again every microsecond, forever: a drain after it never
+// empties the event list.
+struct Forever final : EventHandler {
+  Simulator* sim = nullptr;
+  uint32_t id = 0;
+  void on_event(uint32_t, uint64_t) override { sim->schedule_in(Delta::from_us(1), id, 0); }
+};
+
+// The drain runs in chunks and asks before each whether to go on (Ctrl-C during the drain):
+// a drain that would never end stops at the first "no", with its events still queued; an
+// ordinary one empties the list.
+TEST(Drain, AnEndlessDrainStopsWhenAsked) {
+  ExperimentSpec spec;
+  spec.topology = test::chain({gbps(100), gbps(100)}, Delta::from_us(1));
+  spec.flows = {test::flow(0, 1, 10'000)};
+  Experiment exp(spec);
+  Forever forever;
+  forever.sim = &exp.sim();
+  forever.id = exp.sim().add_handler(&forever);
+  exp.sim().schedule_in(Delta::from_us(1), forever.id, 0);
+  exp.run();
+  ASSERT_EQ(exp.transport().counters().flows_finished, 1u);
+  int asked = 0;
+  EXPECT_FALSE(exp.drain([&] { return ++asked < 5; }));
+  EXPECT_EQ(asked, 5);
+  EXPECT_GT(exp.sim().pending_events(), 0u);
+  EXPECT_GT(exp.sim().now(), Time{Delta::from_us(100).ps}) << "four chunks went by";
+
+  Experiment plain(spec);
+  plain.run();
+  EXPECT_TRUE(plain.drain([] { return true; }));
+  EXPECT_EQ(plain.sim().pending_events(), 0u);
+}
+
+}  // namespace
+}  // namespace rocelab

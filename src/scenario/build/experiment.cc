@@ -177,6 +177,30 @@ void Experiment::add_flows(const std::vector<FlowSpec>& flows) {
   }
 }
 
+bool Experiment::drain(const std::function<bool()>& keep_going) {
+  // 10 us, doubling to 1 ms: little is in flight after the flows, so a chunk is quick, and
+  // a timer far ahead is reached in a few empty ones.
+  Delta chunk = Delta::from_us(10);
+  bool drained = true;
+  const auto pending = [this] {  // over ranks, every rank's: they drain in step
+    uint64_t n = sim_.pending_events();
+    if (sim_.ranks()) sim_.ranks()->sum_u64({&n, 1});
+    return n;
+  };
+  while (pending() > 0) {
+    if (keep_going && !keep_going()) {
+      drained = false;
+      break;
+    }
+    sim_.run_until(sim_.now() + chunk);
+    if (chunk < Delta::from_ms(1)) chunk = chunk * 2;
+  }
+  net_->fold_counters();
+  transport_->fold_lanes();
+  if (faults_) faults_->fold_lanes();
+  return drained;
+}
+
 void Experiment::set_threads(uint32_t threads, uint32_t partitions) {
   cut(std::max(threads, 1u), partitions, nullptr);
 }

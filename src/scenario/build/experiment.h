@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -102,13 +103,11 @@ class Experiment {
   // Runs until `until`, the spec's stop time or the last flow's end, whichever is first.
   RunStats run(Time until = Time::never());
   // After the flows are done: processes what is still in flight (duplicates, PFC resumes,
-  // cancelled timers) so that the drained-network invariants can be checked.
-  void drain() {
-    sim_.run_until(Time::never());
-    net_->fold_counters();
-    transport_->fold_lanes();
-    if (faults_) faults_->fold_lanes();
-  }
+  // cancelled timers) so that the drained-network invariants can be checked. In chunks of
+  // simulated time, asking `keep_going` before each (Ctrl-C: a drain that never ends must
+  // still stop); false when it stopped before the event list emptied. Over ranks every rank
+  // must answer alike.
+  bool drain(const std::function<bool()>& keep_going = {});
 
   Simulator& sim() { return sim_; }
   Network& network() { return *net_; }

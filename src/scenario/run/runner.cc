@@ -29,18 +29,21 @@ double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
+constexpr const char* kInterruptedInDrain = "not checked: interrupted during the drain";
+
 // The model's invariants at the end of a run (DESIGN.md): every flow done, bytes conserved,
 // no drop under PFC, buffers and the packet pool empty once what is in flight has landed.
 // "ok", or the first one broken. Runs stopped early are checked for drops only. The
 // summary's figures are taken before the drain, so they do not depend on it.
-std::string broken_invariant(Experiment& exp, bool interrupted) {
+std::string broken_invariant(Experiment& exp, bool interrupted,
+                             const std::function<bool()>& keep_draining) {
   if (interrupted) return "not checked: interrupted";
   if (exp.faults() && exp.faults()->deadlock()) return exp.check_invariants();
   if (exp.transport().counters().flows_finished < exp.transport().flow_count()) {
     const std::string dropped = exp.drop_invariant();
     return dropped.empty() ? "ok" : dropped;
   }
-  exp.drain();
+  if (!exp.drain(keep_draining)) return std::string(kInterruptedInDrain);
   const std::string broken = exp.check_invariants();
   return broken.empty() ? "ok" : broken;
 }
@@ -173,7 +176,12 @@ nlohmann::json run_scenario(ScenarioConfig& c, const RunOptions& o) {
     summary["switch_buffer"] = buffers->summary();
     summary["switch_buffer_p99_kb"] = summary["switch_buffer"]["p99_kb"];
   }
-  std::string invariants = broken_invariant(exp, interrupted);
+  // Ctrl-C during the drain ends it too: the results stand, marked incomplete.
+  const auto keep_draining = [&] {
+    return over_ranks(o.interrupted && o.interrupted->load() ? 1 : 0) == 0;
+  };
+  std::string invariants = broken_invariant(exp, interrupted, keep_draining);
+  if (invariants == kInterruptedInDrain) summary["complete"] = false;
   if (ranks) {
     invariants = first_broken_over_ranks(*ranks, invariants);
     // What the drain marked (flows.csv's hol_blocked is written after it).
