@@ -247,47 +247,39 @@ void rail_1024(ScenarioConfig& c) {
   c.switch_config.buffer_bytes = 64 * 1000 * 1000;
 }
 
-CaseSetup rail_1024_allreduce(const Overrides& o) {
+// A rail fabric of `servers` servers (rail_1024's otherwise) running one all-reduce per
+// rail (per_nic), NCCL-style: `size_bytes` per GPU, `channels` x `chunks`.
+CaseSetup rail_allreduce(const Overrides& o, const std::string& name, uint32_t servers,
+                         uint64_t size_bytes, uint32_t channels, uint32_t chunks,
+                         const std::string& size_text) {
   if (o.cdf || o.load || o.arrival_ms)
-    throw std::invalid_argument(
-        "--cdf, --load, --arrival-ms: rail-1024-allreduce is one collective");
+    throw std::invalid_argument("--cdf, --load, --arrival-ms: " + name + " is one collective");
   ScenarioConfig sc = scenario_base(o, "none");
   rail_1024(sc);
+  sc.topology.rail.servers = servers;
   WorkloadConfig w;
   w.name = "allreduce";
   w.type = "collective";
   w.collective.op = "all_reduce";
   w.per_nic = true;
-  w.collective.size_bytes = 64 * 1000 * 1000;
-  w.collective.channels = 2;
-  w.collective.chunks = 2;
+  w.collective.size_bytes = size_bytes;
+  w.collective.channels = channels;
+  w.collective.chunks = chunks;
   sc.workloads = {w};
   CaseSetup c = finish_scenario_case(sc, o, "400 Gb/s, 1 us links, 64 MB buffers");
-  c.cdf = "collective: all_reduce, a ring per rail, 64 MB per GPU";
+  c.cdf = "collective: all_reduce, a ring per rail, " + size_text + " per GPU";
   return c;
 }
 
+CaseSetup rail_1024_allreduce(const Overrides& o) {
+  return rail_allreduce(o, "rail-1024-allreduce", 128, 64 * 1000 * 1000, 2, 2, "64 MB");
+}
+
 CaseSetup rail_8192_allreduce(const Overrides& o) {
-  if (o.cdf || o.load || o.arrival_ms)
-    throw std::invalid_argument(
-        "--cdf, --load, --arrival-ms: rail-8192-allreduce is one collective");
-  ScenarioConfig sc = scenario_base(o, "none");
-  rail_1024(sc);
-  sc.topology.rail.servers = 1024;
-  WorkloadConfig w;
-  w.name = "allreduce";
-  w.type = "collective";
-  w.collective.op = "all_reduce";
-  w.per_nic = true;
-  w.collective.size_bytes = 256 * 1024 * 1024;
-  w.collective.channels = 1;
-  w.collective.chunks = 1;
-  sc.workloads = {w};
   Overrides with_limit = o;
   if (!with_limit.sim_ms) with_limit.sim_ms = 0.05;
-  CaseSetup c = finish_scenario_case(sc, with_limit, "400 Gb/s, 1 us links, 64 MB buffers");
-  c.cdf = "collective: all_reduce, a ring per rail, 256 MiB per GPU";
-  return c;
+  return rail_allreduce(with_limit, "rail-8192-allreduce", 1024, 256 * 1024 * 1024, 1, 1,
+                        "256 MiB");
 }
 
 CaseSetup rail_1024_poisson(const Overrides& o) {
