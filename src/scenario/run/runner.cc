@@ -98,6 +98,18 @@ std::vector<std::string> run_notes(const nlohmann::json& s, const TransportConfi
         format_bytes(static_cast<int64_t>(s["retransmitted_bytes"].get<uint64_t>())),
         t.rto_restarts_on_send ? "" : ", or transport.rto_restarts_on_send: true,"));
   }
+  // A run that reached its time limit with flows unfinished: its figures leave them out.
+  const uint64_t total = s["flows_total"].get<uint64_t>();
+  const uint64_t done = s["flows_completed"].get<uint64_t>();
+  const bool deadlocked = s.contains("faults") && s["faults"].contains("deadlock") &&
+                          s["faults"]["deadlock"]["detected"].get<bool>();
+  if (s.value("complete", false) && done < total && !deadlocked) {
+    notes.push_back(fmt::format(
+        "{} of {} flows had not finished when the run stopped at {} simulated (stop.time): "
+        "the figures above leave them out. A later stop.time lets them finish; flows that "
+        "never move may be held by a PFC deadlock (faults.deadlock.detect: on looks for one).",
+        total - done, total, format_duration(Delta{s["sim_time_ns"].get<int64_t>() * 1000})));
+  }
   return notes;
 }
 
