@@ -117,6 +117,10 @@ void EgressPort::set_peer_stalled(bool stalled) {
   update_faulty();
 }
 
+bool EgressPort::peer_stalled() const {
+  return fault_ && fault_->peer_stalled;
+}
+
 void EgressPort::set_queue_watchdog(size_t queue, WatchdogMode mode) {
   if (!fault_) fault_ = std::make_unique<FaultState>();
   FaultState& f = *fault_;

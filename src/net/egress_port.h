@@ -207,6 +207,7 @@ class EgressPort final {
   void set_loss(double probability, uint64_t seed);
   // The peer is a NIC that stopped draining: what reaches it is lost.
   void set_peer_stalled(bool stalled);
+  bool peer_stalled() const;
   // A PFC watchdog's action on data queue `queue`: it ignores PAUSEs, and under kDrop drops
   // what the queue holds and what reaches it; kOff: the queue obeys PAUSEs again.
   void set_queue_watchdog(size_t queue, WatchdogMode mode);

@@ -144,7 +144,6 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   // `n` flows on `qps` QPs in all will be added: per-flow and per-QP state is sized once (a
   // million flows would otherwise pass through every doubling of every per-flow vector).
   void reserve_flows(size_t n, size_t qps);
-  void reserve_flows(size_t n) { reserve_flows(n, n); }
   // Called once per finished flow (not on the per-packet path).
   void set_on_finish(std::function<void(const FlowRecord&)> cb) { on_finish_ = std::move(cb); }
 

@@ -371,18 +371,17 @@ CollectiveFlows generate_collective(const CollectiveParams& p) {
   std::vector<uint32_t> last_on_qp;               // by qp: its latest flow, UINT32_MAX: none
   std::vector<uint32_t> first_on_qp;  // by qp: its first flow with bytes, UINT32_MAX: none
   std::vector<uint32_t> messages_on;  // by connection (its first QP): messages posted on it
+  // NCCL_IB_QPS_PER_CONNECTION QPs per connection, their data split or taken in turn.
+  const uint32_t qps = p.qp_per_transfer ? 1 : p.qps_per_connection;
+  const bool split = p.split_data_on_qps && qps > 1;
   {
     // Sized once: a large job's flows would pass through every doubling of the list.
     size_t flows = 0;
     for (size_t ph = 0; ph < phases.size(); ++ph)
       for (const std::vector<Transfer>& plan : plans[ph])
-        flows += plan.size() * phases[ph].channels * phases[ph].chunks *
-                 (p.split_data_on_qps && !p.qp_per_transfer ? p.qps_per_connection : 1);
+        flows += plan.size() * phases[ph].channels * phases[ph].chunks * (split ? qps : 1);
     out.flows.reserve(flows * p.iterations);
   }
-  // NCCL_IB_QPS_PER_CONNECTION QPs per connection, their data split or taken in turn.
-  const uint32_t qps = p.qp_per_transfer ? 1 : p.qps_per_connection;
-  const bool split = p.split_data_on_qps && qps > 1;
   // `count` new QP numbers; returns the first.
   const auto add_qps = [&](uint32_t count) {
     const uint32_t first = next_qp;

@@ -184,8 +184,9 @@ TEST(Planes, AFailedPortMovesItsQpsAndResendsExactlyWhatWasLost) {
   EXPECT_GT(results[0].cct().ps, 20'863'520);
 }
 
-// A NIC of two ports stalls whole: from 10 us on, h1 PAUSEs both planes' leaves, each
-// port its own storm, and the ring finishes once the stall ends at 60 us.
+// A NIC of two ports stalls whole: from 10 us on, neither port drains what its leaf sends
+// and h1 PAUSEs both planes' leaves, each port its own storm; the ring finishes once the
+// stall ends at 60 us.
 TEST(Planes, AStalledNicPausesEveryPlane) {
   ScenarioConfig c =
       load_scenario_text(ring(", planes: 2",
@@ -193,9 +194,12 @@ TEST(Planes, AStalledNicPausesEveryPlane) {
                               "events:\n  - {type: nic_stall, host: h1, at: 10us, until: 60us}\n"),
                          "planes-stall.yaml");
   Experiment exp(build_experiment(c));
-  const auto paused_toward_h1 = [&](uint32_t port) {
+  const auto toward_h1 = [&](uint32_t port) -> const EgressPort& {
     const EgressPort& nic = exp.network().host(NodeId(1)).port(PortId(static_cast<uint16_t>(port)));
-    const EgressPort& to_nic = nic.peer()->port(nic.peer_port());
+    return nic.peer()->port(nic.peer_port());
+  };
+  const auto paused_toward_h1 = [&](uint32_t port) {
+    const EgressPort& to_nic = toward_h1(port);
     return to_nic.pfc_paused(to_nic.queue_of_priority(exp.spec().transport.data_priority));
   };
   exp.run(Time{Delta::from_us(9).ps});
@@ -204,7 +208,11 @@ TEST(Planes, AStalledNicPausesEveryPlane) {
   exp.run(Time{Delta::from_us(30).ps});
   EXPECT_TRUE(paused_toward_h1(0));
   EXPECT_TRUE(paused_toward_h1(1));
+  EXPECT_TRUE(toward_h1(0).peer_stalled());
+  EXPECT_TRUE(toward_h1(1).peer_stalled());
   test::run_checked(exp, Time{Delta::from_ms(50).ps});
+  EXPECT_FALSE(toward_h1(0).peer_stalled());
+  EXPECT_FALSE(toward_h1(1).peer_stalled());
   const auto results = collective_results(exp);
   ASSERT_TRUE(results.at(0).complete);
   EXPECT_GT(results[0].end, Time{Delta::from_us(60).ps});

@@ -151,9 +151,13 @@ nlohmann::json run_scenario(ScenarioConfig& c, const RunOptions& o) {
   // About once a second, on a terminal only: a log file gets the final line alone.
   const bool show_progress = !o.quiet && ::isatty(2) && (!ranks || ranks->rank() == 0);
   Delta chunk = Delta::from_us(10);
+  // Ctrl-C or SIGTERM, on any rank.
+  const auto interrupt_asked = [&] {
+    return over_ranks(o.interrupted && o.interrupted->load() ? 1 : 0) > 0;
+  };
   bool interrupted = false;
   for (;;) {
-    if (over_ranks(o.interrupted && o.interrupted->load() ? 1 : 0) > 0) {
+    if (interrupt_asked()) {
       interrupted = true;
       break;
     }
@@ -189,10 +193,7 @@ nlohmann::json run_scenario(ScenarioConfig& c, const RunOptions& o) {
     summary["switch_buffer_p99_kb"] = summary["switch_buffer"]["p99_kb"];
   }
   // Ctrl-C during the drain ends it too: the results stand, marked incomplete.
-  const auto keep_draining = [&] {
-    return over_ranks(o.interrupted && o.interrupted->load() ? 1 : 0) == 0;
-  };
-  std::string invariants = broken_invariant(exp, interrupted, keep_draining);
+  std::string invariants = broken_invariant(exp, interrupted, [&] { return !interrupt_asked(); });
   if (invariants == kInterruptedInDrain) summary["complete"] = false;
   if (ranks) {
     invariants = first_broken_over_ranks(*ranks, invariants);
