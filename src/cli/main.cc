@@ -5,8 +5,10 @@
 
 #include <atomic>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -41,10 +43,27 @@ using namespace rocelab;
 namespace {
 
 std::atomic<bool> g_interrupted{false};
+std::atomic<int64_t> g_first_signal_ns{0};
+static_assert(std::atomic<int64_t>::is_always_lock_free, "used in a signal handler");
+
+int64_t monotonic_ns() {  // clock_gettime is async-signal-safe
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec;
+}
+
 // The first Ctrl-C or SIGTERM ends the run at the next chunk, results written and marked
-// incomplete; a second ends the process at once.
+// incomplete; a second ends the process at once. A second that comes within half a second
+// of the first is the same request delivered twice (`timeout` signals its child and then
+// its process group; a terminal's Ctrl-C reaches every process of the job), so it is
+// ignored: honouring it would lose the results the first one was asked to keep.
 extern "C" void on_signal(int sig) {
-  if (g_interrupted.exchange(true)) std::_Exit(128 + sig);
+  const int64_t now = monotonic_ns();
+  if (!g_interrupted.exchange(true)) {
+    g_first_signal_ns.store(now);
+    return;
+  }
+  if (now - g_first_signal_ns.load() >= 500'000'000) std::_Exit(128 + sig);
 }
 
 // `rocelab schema [KEY|FILE] [--markdown]`.
