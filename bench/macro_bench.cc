@@ -31,6 +31,8 @@
 //
 // --sim-ms, --arrival-ms, --load, --seed, --lb, --cc, --cdf and --preset override any
 // case's values, so e.g. `--case conweave-128 --arrival-ms 40` doubles its traffic.
+// --deadlock-detect sets faults.deadlock.detect (auto, the default, is on under PFC; the
+// websearch-8x8 case, built without a scenario, has no detector unless asked).
 #include <malloc.h>
 #include <sys/resource.h>
 
@@ -68,7 +70,8 @@ struct Overrides {
   std::optional<std::string> cc;
   std::optional<std::string> cdf;
   std::optional<std::string> preset;
-  uint64_t max_flows = 1000 * 1000;  // million-flows only
+  std::optional<std::string> deadlock_detect;  // the scenario-built cases' faults.deadlock
+  uint64_t max_flows = 1000 * 1000;            // million-flows only
 };
 
 // A case made ready to run.
@@ -112,6 +115,12 @@ CaseSetup websearch_8x8(const Overrides& o) {
   spec.network.seed = seed;
   spec.lb = o.lb.value_or("ecmp");
   spec.cc = o.cc.value_or("dcqcn");
+  // No detector unless asked (as the case ran before `rocelab run` turned it on by default).
+  if (o.deadlock_detect && *o.deadlock_detect != "off") {
+    const ScenarioConfig defaults;
+    spec.faults.deadlock.check_interval = defaults.faults.deadlock_check_interval;
+    spec.faults.deadlock.persist = defaults.faults.deadlock_persist;
+  }
 
   const FlowSizeCdf cdf = FlowSizeCdf::load(resolve_cdf(o.cdf.value_or("websearch")));
   c.cdf = cdf.name();
@@ -141,6 +150,7 @@ ScenarioConfig scenario_base(const Overrides& o, const std::string& default_pres
   c.seed = static_cast<int64_t>(o.seed.value_or(1));
   c.lb = o.lb.value_or("ecmp");
   if (o.cc) c.cc = *o.cc;  // else the preset's (conweave-ns3: dcqcn) or rocelab's (dcqcn)
+  if (o.deadlock_detect) c.faults.deadlock = *o.deadlock_detect;
   return c;
 }
 
@@ -392,6 +402,9 @@ int main(int argc, char** argv) {
   app.add_option("--cc", o.cc, "congestion control");
   app.add_option("--cdf", o.cdf, "flow-size CDF: a shipped name or a file");
   app.add_option("--preset", o.preset, "preset (none, conweave-ns3, hpcc-ns3)");
+  app.add_option("--deadlock-detect", o.deadlock_detect,
+                 "faults.deadlock.detect of the scenario-built cases (its cost: auto against off)")
+      ->check(CLI::IsMember({"auto", "on", "off"}));
   app.add_option("--flows", o.max_flows, "million-flows: how many flows")->capture_default_str();
   app.add_option("--json", json_path, "also write the numbers to this JSON file");
   uint32_t threads = 1, partitions = 0;

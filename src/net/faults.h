@@ -64,6 +64,9 @@ struct FaultsConfig {
   std::vector<FaultEvent> events;
   PfcWatchdogConfig watchdog;
   DeadlockConfig deadlock;
+  // Nothing but the detector that runs by default under PFC: summary.json gets its faults
+  // section only if it finds a deadlock.
+  bool detector_only = false;
   bool active() const {
     return !events.empty() || watchdog.enabled || deadlock.check_interval > Delta::zero();
   }

@@ -687,6 +687,29 @@ TEST(Interrupt, CtrlCStopsCleanlyAndWritesAnIncompleteSummary) {
   EXPECT_TRUE(fs::exists(d / "flows.csv"));
 }
 
+// One request delivered twice within moments (as `timeout` delivers it: to its child,
+// then to its process group) is still one request: the run writes its results, marked incomplete,
+// and does not die at once.
+TEST(Interrupt, ASignalDeliveredTwiceAtOnceIsOneRequest) {
+  const fs::path d = temp_dir("interrupt_twice");
+  const fs::path script = d / "twice.sh";
+  // The second comes 20 ms after the first, once its handler has run (two sent back to back
+  // merge into one pending signal), while the run is still writing its results.
+  std::ofstream(script) << "\"$@\" & p=$!\nsleep 1\nkill -TERM $p\nsleep 0.02\nkill -TERM $p\n"
+                           "wait $p\n";
+  std::string out;
+  const int rc = run_cli("run " + std::string(ROCELAB_SOURCE_DIR) +
+                             "/scenarios/default.yaml -q --set workloads.0.stop=50ms --set "
+                             "stop.time=60ms --out " +
+                             (d / "run").string(),
+                         &out, "sh " + script.string() + " ");
+  EXPECT_EQ(rc, 130) << out;
+  const nlohmann::json s = nlohmann::json::parse(slurp((d / "run" / "summary.json").string()));
+  EXPECT_FALSE(s["complete"].get<bool>());
+  EXPECT_TRUE(fs::exists(d / "run" / "flows.csv"));
+  fs::remove_all(d);
+}
+
 // A run that reaches its time limit with flows unfinished says so, and how many: the ring
 // of five switches deadlocks at once, and with the detector off nothing else would.
 TEST(Interrupt, ATimeLimitWithFlowsUnfinishedIsNoted) {
@@ -704,6 +727,42 @@ TEST(Interrupt, ATimeLimitWithFlowsUnfinishedIsNoted) {
   const nlohmann::json s = nlohmann::json::parse(slurp((d / "summary.json").string()));
   ASSERT_EQ(s["notes"].size(), 1u) << s["notes"];
   EXPECT_NE(s["notes"][0].get<std::string>().find(note), std::string::npos);
+}
+
+// A ring whose shortest routes close a buffer cycle deadlocks with no fault at all: the
+// detector, on by default under PFC, ends the run there with the cycle; with it off the
+// run goes to its time limit and says how many flows were left.
+TEST(Deadlock, ADeadlockWithoutEventsIsFoundByDefault) {
+  const fs::path d = temp_dir("deadlock_default");
+  const std::string ring = std::string(ROCELAB_SOURCE_DIR) + "/scenarios/faults/ring5.yaml";
+  std::string out;
+  EXPECT_EQ(run_cli("run " + ring + " -q --out " + (d / "on").string(), &out), 3) << out;
+  EXPECT_NE(out.find("PFC deadlock: a cycle of 5"), std::string::npos) << out;
+  const nlohmann::json on = nlohmann::json::parse(slurp((d / "on" / "summary.json").string()));
+  EXPECT_TRUE(on["faults"]["deadlock"]["detected"].get<bool>());
+  EXPECT_EQ(on["faults"]["deadlock"]["cycle"].size(), 5u);
+  EXPECT_LT(on["sim_time_ns"].get<double>(), 5e6) << "ended at the cycle, not at stop.time";
+
+  EXPECT_EQ(run_cli("run " + ring +
+                        " -q --set faults.deadlock.detect=off --set stop.time=3ms "
+                        "--out " +
+                        (d / "off").string(),
+                    &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("5 of 5 flows had not finished when the run stopped at 3ms"),
+            std::string::npos)
+      << out;
+  // A run whose default detector found nothing reports no faults section.
+  ASSERT_EQ(run_cli("run " + std::string(ROCELAB_SOURCE_DIR) +
+                        "/tests/scenarios/tiny.yaml -q --out " + (d / "tiny").string(),
+                    &out),
+            0)
+      << out;
+  const nlohmann::json tiny = nlohmann::json::parse(slurp((d / "tiny" / "summary.json").string()));
+  EXPECT_GT(tiny["pfc_pause_frames"].get<uint64_t>(), 0u) << "PFC paused; the detector was on";
+  EXPECT_FALSE(tiny.contains("faults"));
+  fs::remove_all(d);
 }
 
 // Topologies, workloads and presets are found by name in their registries; a name set in

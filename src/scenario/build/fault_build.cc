@@ -65,12 +65,18 @@ FaultsConfig build_faults(const ScenarioConfig& c, const TopologySpec& topo, Tim
   if (!per_queue_pfc && c.faults.deadlock == "on")
     throw ConfigError("faults.deadlock.detect: the detector follows PFC queue by queue, and fc: " +
                       c.fc + " holds every queue with one PAUSE; use fc: pfc (auto: off here)");
-  const bool detect = per_queue_pfc && (c.faults.deadlock == "on" ||
-                                        (c.faults.deadlock == "auto" && !c.events.empty()));
+  // Auto: on wherever PFC can pause a queue, so that a deadlock ends a run with its cycle
+  // rather than at the time limit. It schedules nothing while no switch-to-switch queue is
+  // paused.
+  const bool detect =
+      per_queue_pfc && (c.faults.deadlock == "on" ||
+                        (c.faults.deadlock == "auto" && (c.fc == "pfc" || !c.events.empty())));
   if (detect) {
     f.deadlock.check_interval = c.faults.deadlock_check_interval;
     f.deadlock.persist = c.faults.deadlock_persist;
   }
+  f.detector_only =
+      detect && c.faults.deadlock == "auto" && c.events.empty() && !f.watchdog.enabled;
   for (size_t i = 0; i < c.events.size(); ++i) {
     const EventConfig& ec = c.events[i];
     const std::string key = "events." + std::to_string(i);

@@ -66,7 +66,8 @@ void describe(ParamVisitor& v, FaultsSettings& f) {
       "deadlock",
       [&](ParamVisitor& s) {
         s.choice("detect", f.deadlock, kDeadlockModes,
-                 "look for cycles of paused queues (auto: when the scenario has events)");
+                 "look for cycles of paused queues (auto: under fc: pfc, or when the scenario has "
+                 "events)");
         s.duration("check_interval", f.deadlock_check_interval, Delta::from_ns(1), Delta::max(),
                    "how often to look while switch-to-switch queues are paused");
         s.duration("persist", f.deadlock_persist, Delta::zero(), Delta::max(),

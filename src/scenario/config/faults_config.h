@@ -30,7 +30,7 @@ struct FaultsSettings {
   // (docs/studies/faults.md). One delay for the whole fabric: the stated reading.
   Delta detection_delay = Delta::from_ms(1);
   PfcWatchdogConfig watchdog;
-  std::string deadlock = "auto";  // auto (on when there are events) | on | off
+  std::string deadlock = "auto";  // auto (on under PFC, or with events) | on | off
   Delta deadlock_check_interval = Delta::from_us(100);
   Delta deadlock_persist = Delta::from_us(500);
 };

@@ -220,7 +220,8 @@ nlohmann::json make_summary(const ScenarioConfig& c, Experiment& exp, const RunS
 
   if (!exp.spec().collectives.empty())
     j["collectives"] = collectives_summary(collective_results(exp));
-  if (exp.faults()) j["faults"] = faults_summary(exp);
+  if (exp.faults() && (!exp.spec().faults.detector_only || exp.faults()->deadlock()))
+    j["faults"] = faults_summary(exp);
   add_nic_port_figures(exp, j);
 
   j["events"] = st.events;
