@@ -315,6 +315,11 @@ void EgressPort::try_send() {
 }
 
 void EgressPort::choose_and_send() {
+  // Carrier loss: a NIC whose link is down sends nothing into it. Its QPs keep their data
+  // (what was on the wire is lost) and its frames wait, until the link is back or a
+  // failover moves the QPs to a live port. A switch's port drains into the dead link.
+  if (faulty_ && pulls_ && fault_->down) [[unlikely]]
+    return;
   if ((pause_frames_ | control_frames_) != 0 &&
       (pause_frames_ != 0 || !control_waits_ || (paused_mask_ & control_wait_mask_) == 0)) {
     const bool pause = pause_frames_ > 0;

@@ -62,6 +62,34 @@ TEST(Faults, AFlowAcrossAFailedLinkResendsExactlyWhatWasLost) {
   EXPECT_EQ(exp.transport().records()[0].finish.ps, finish);
 }
 
+// The same chain; the sender's own link a -> sw0 (link 0) fails from 5 us to 20 us under a
+// 1,000-frame flow. The NIC sees its carrier go and sends nothing until it is back.
+// Frame n starts at a at n x 86,560 ps and arrives at sw0 86,560 ps + 1 us later: frames
+// 0..45 have arrived by 5 us (frame 45 at 4,981,760), frames 46..57 are on the wire or
+// being sent (frame 57 started at 4,933,920): 12 lost. Sending into the dead link, the NIC
+// would have lost the 174 frames it started in those 15 us as well.
+TEST(Faults, ANicWhoseLinkIsDownSendsNothingIntoIt) {
+  ExperimentSpec spec;
+  spec.topology = test::chain({gbps(100), gbps(100), gbps(100)}, Delta::from_us(1));
+  spec.network.switch_config.ecn.enabled = false;
+  spec.transport.rto = Delta::from_us(100);
+  spec.flows = {test::flow(0, 1, 1000 * 1000)};
+  spec.faults.events = {
+      link_down(0, true, Delta::from_us(5), Delta::from_us(20), Delta::from_us(100))};
+  Experiment exp(spec);
+  const EgressPort& nic = exp.network().link_port(0, true);
+  exp.run(Time{5 * kUs});
+  EXPECT_EQ(nic.counters().tx_data_packets, 58u) << "frames 0..57 started";
+  exp.run(Time{20 * kUs - 1});
+  EXPECT_EQ(nic.counters().tx_data_packets, 58u) << "nothing started while the link was down";
+  test::run_checked(exp);
+  const NetCounters& nc = exp.network().counters();
+  const FaultLossCount& down = nc.fault_losses[static_cast<size_t>(FaultLoss::kLinkDown)];
+  EXPECT_EQ(down.data_packets, 12u) << "only what was on the wire";
+  EXPECT_EQ(nc.drops, 0u);
+  EXPECT_EQ(exp.transport().counters().timeouts, 0u) << "the gap at frame 46 is NAKed";
+}
+
 // 2 leaves x 4 spines, one host each. leaf0 - spine1 fails at 10 us and is repaired at
 // 50 us; routing converges 5 us after each: leaf0's equal-cost group toward leaf1 has 4
 // ports until 15 us, 3 from 15 us to 55 us, and 4 again after.
