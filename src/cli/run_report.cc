@@ -8,8 +8,12 @@ namespace rocelab {
 
 void print_summary(const std::string& label, const nlohmann::json& s) {
   std::printf("%s", compare_table({{label, s}}).c_str());
-  std::printf("drops %llu, PFC pauses %llu, events %llu in %.2f s (%.2f M events/s)%s\n",
+  const uint64_t lapse_drops = s.value("pfc_lapse_drops", uint64_t{0});
+  std::printf("drops %llu%s, PFC pauses %llu, events %llu in %.2f s (%.2f M events/s)%s\n",
               static_cast<unsigned long long>(s["drops"].get<uint64_t>()),
+              lapse_drops > 0
+                  ? (" (+" + std::to_string(lapse_drops) + " lost to lapsed PAUSEs: notes)").c_str()
+                  : "",
               static_cast<unsigned long long>(s["pfc_pause_frames"].get<uint64_t>()),
               static_cast<unsigned long long>(s["events"].get<uint64_t>()),
               s["wall_s"].get<double>(), s["events_per_s"].get<double>() / 1e6,

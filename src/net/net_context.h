@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -26,6 +27,14 @@ struct NetCounters {
   uint64_t drops = 0;      // data packets (and ACK/NAK under ack_queue: data) dropped by an MMU
   uint64_t ack_drops = 0;  // the ACK/NAK frames among them
   uint64_t drop_bytes = 0;
+  // Frames lost because a PAUSE ran out while its ingress still needed it (FlowControl::
+  // drop_follows_pause_lapse): not in `drops`. By the layer of the switch that lost them.
+  std::array<uint64_t, 4> lapse_drops_by_layer{};
+  uint64_t lapse_drop_bytes = 0;
+  uint64_t lapse_drops() const {
+    return lapse_drops_by_layer[0] + lapse_drops_by_layer[1] + lapse_drops_by_layer[2] +
+           lapse_drops_by_layer[3];
+  }
   uint64_t pause_frames = 0;   // XOFF frames generated, all switches
   uint64_t resume_frames = 0;  // XON frames generated
   uint64_t ecn_marks = 0;

@@ -57,6 +57,19 @@ bool Pfc::admit(PortId in, PortId, Packet& p) {
 void Pfc::on_dequeue(PortId, size_t, Packet& p) {
   mmu_.release(p.ingress_port, p.priority, p.wire_bytes);
   if (mmu_.take_resume(p.ingress_port, p.priority)) resume_sent(p.ingress_port, p.priority);
+  if (lapsed_count_ != 0) [[unlikely]]
+    clear_lapse(p.ingress_port, p.priority);
+}
+
+void Pfc::clear_lapse(PortId in, Priority prio) {
+  uint8_t& lapsed = lapsed_[size_t{in.index()} * 8 + (prio & 7)];
+  if (lapsed == 0 || mmu_.pfc_counter(in, prio) > mmu_.resume_threshold(in)) return;
+  lapsed = 0;
+  --lapsed_count_;
+}
+
+bool Pfc::drop_follows_pause_lapse(PortId in, const Packet& p) const {
+  return lapsed_count_ != 0 && lapsed_[size_t{in.index()} * 8 + (p.priority & 7)] != 0;
 }
 
 // The XON goes out; the sender's timers for this pause end with it.
@@ -127,10 +140,18 @@ void Pfc::on_event(uint32_t kind, uint64_t arg) {
       send_pfc(port, prio, true);
       start_timer(kRefresh, port, prio, timing_.refresh_for(node_.port(port).rate_bps()));
       break;
-    case kLapse:
+    case kLapse: {
       // switch-mmu.cc SetResume from the timer: no XON will be sent for this pause.
       mmu_.set_pause_sent(port, prio, false);
+      // Its sender sends again, though the ingress has not drained to where an XON would
+      // have gone: what overflows its headroom from now on is the lapse's loss.
+      if (mmu_.pfc_counter(port, prio) <= mmu_.resume_threshold(port)) break;
+      if (lapsed_.empty()) lapsed_.assign(node_.port_count() * 8, 0);
+      uint8_t& lapsed = lapsed_[size_t{port.index()} * 8 + (prio & 7)];
+      if (lapsed == 0) ++lapsed_count_;
+      lapsed = 1;
       break;
+    }
   }
 }
 

@@ -27,6 +27,7 @@ class Pfc final : public FlowControl, public EventHandler {
   void on_dequeue(PortId out, size_t queue, Packet& p) override;
   bool on_frame(PortId in, const Packet& p) override;
   bool lossless() const override { return pause_; }
+  bool drop_follows_pause_lapse(PortId in, const Packet& p) const override;
   const Mmu* buffer() const override { return &mmu_; }
   std::string check_drained() const override { return mmu_.check_drained(); }
   void on_event(uint32_t kind, uint64_t arg) override;
@@ -53,6 +54,12 @@ class Pfc final : public FlowControl, public EventHandler {
   PfcPauseTiming timing_;
   uint32_t handler_;
   std::vector<uint32_t> generations_;  // [port][priority][kind]
+  // kPerPacket: [port][priority] 1 from a lapse of the switch's pause record while the
+  // ingress stayed above the resume threshold (its sender sends again, though a standard
+  // PAUSE would still hold it) until the ingress falls to that threshold.
+  std::vector<uint8_t> lapsed_;
+  uint32_t lapsed_count_ = 0;
+  void clear_lapse(PortId in, Priority prio);
 };
 
 class PfcConfigFactory final : public FlowControlConfig {

@@ -116,9 +116,15 @@ void Switch::forward(PacketId pkt, PortId in_port) {
 
 bool Switch::admit(Packet& p, PortId in_port, PortId out) {
   if (!fc_->admit(in_port, out, p)) {
-    ++ctx_.counters().drops;
-    if (p.type != PacketType::kData) ++ctx_.counters().ack_drops;
-    ctx_.counters().drop_bytes += p.wire_bytes;
+    NetCounters& c = ctx_.counters();
+    if (fc_->drop_follows_pause_lapse(in_port, p)) {
+      ++c.lapse_drops_by_layer[static_cast<size_t>(layer()) & 3];
+      c.lapse_drop_bytes += p.wire_bytes;
+    } else {
+      ++c.drops;
+      if (p.type != PacketType::kData) ++c.ack_drops;
+      c.drop_bytes += p.wire_bytes;
+    }
     ctx_.free_packet(p.self);
     return false;
   }

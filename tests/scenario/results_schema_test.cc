@@ -51,14 +51,16 @@ workloads:
   return run_scenario(c, o);
 }
 
-// A run with faults (a failed link, a NIC stall under a watchdog), for faults.*.
+// A run with faults (a failed link, a NIC stall under a watchdog), for faults.*; under the
+// ConWeave-ns3 pause style, for pfc_lapse_*.
 nlohmann::json run_faults(const std::filesystem::path& dir) {
   ScenarioConfig c = load_scenario(
       std::string(ROCELAB_SOURCE_DIR) + "/tests/scenarios/tiny.yaml",
       {"events=[{type: link_down, a: leaf0, b: spine0, at: 20us, until: 60us}, "
        "{type: nic_stall, host: h1, at: 10us, until: 40us}]",
        "faults.pfc_watchdog={enabled: true, detection_time: 5us, restoration_time: 5us}",
-       "faults.detection_delay=10us", "outputs.timeseries_interval=0"});
+       "faults.detection_delay=10us", "outputs.timeseries_interval=0",
+       "fc.pause_style=per_packet"});
   RunOptions o;
   o.quiet = true;
   o.out_dir = dir.string();

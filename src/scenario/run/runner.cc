@@ -87,8 +87,21 @@ std::vector<std::string> run_notes(const nlohmann::json& s, const TransportConfi
   const bool fault_losses =
       s.contains("faults") && (s["faults"]["lost_data_packets"].get<uint64_t>() > 0 ||
                                s["faults"]["lost_control_frames"].get<uint64_t>() > 0);
-  if (timeouts > 0 && s["drops"].get<uint64_t>() == 0 && s["bitmap_drops"].get<uint64_t>() == 0 &&
-      s["out_of_order_packets"].get<uint64_t>() == 0 && !fault_losses) {
+  const uint64_t lapse_drops = s.value("pfc_lapse_drops", uint64_t{0});
+  if (lapse_drops > 0) {
+    const nlohmann::json& by = s["pfc_lapse_drops_by_layer"];
+    notes.push_back(fmt::format(
+        "{} packets ({:.1f} MB) were lost where a PAUSE ran out while its ingress still needed it "
+        "(edge {}, aggregation {}, core {} switches): fc.pause_style: per_packet sends a 5 us "
+        "PAUSE per packet with no refresh, as ConWeave-ns3 does, and loses what overflows "
+        "the headroom after, as it does. They are not in drops; fc.pause_style: standard "
+        "gives 802.1Qbb's PFC, which loses nothing.",
+        lapse_drops, static_cast<double>(s["pfc_lapse_drop_bytes"].get<uint64_t>()) / 1e6,
+        by["edge"].get<uint64_t>(), by["aggregation"].get<uint64_t>(), by["core"].get<uint64_t>()));
+  }
+  if (timeouts > 0 && s["drops"].get<uint64_t>() == 0 && lapse_drops == 0 &&
+      s["bitmap_drops"].get<uint64_t>() == 0 && s["out_of_order_packets"].get<uint64_t>() == 0 &&
+      !fault_losses) {
     notes.push_back(fmt::format(
         "{} retransmission timeout{} with nothing lost or out of order: the timer "
         "(transport.rto {}{}) fired while data or ACKs were still queued, and {} were resent "
