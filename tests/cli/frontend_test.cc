@@ -2,6 +2,8 @@
 // compare, presets, ns-3 import, and the command's exit codes.
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -685,6 +687,31 @@ TEST(Interrupt, CtrlCStopsCleanlyAndWritesAnIncompleteSummary) {
   EXPECT_FALSE(s["complete"].get<bool>());
   EXPECT_LT(s["flows_completed"].get<uint64_t>(), s["flows_total"].get<uint64_t>());
   EXPECT_TRUE(fs::exists(d / "flows.csv"));
+}
+
+// SIGTERM during the drain: the flow is done, and a NIC that stalls until 10,000 s keeps
+// its storm of PAUSEs going, so the drain that follows the run would not end. The signal
+// ends it: results written, marked incomplete, the process gone within a second.
+TEST(Interrupt, SigtermDuringAnEndlessDrainEndsItWithinASecond) {
+  const fs::path d = temp_dir("interrupt_drain");
+  std::ofstream(d / "drain.yaml")
+      << "topology: {type: leaf_spine, leaves: 2, spines: 2, hosts_per_leaf: 2}\n"
+         "workloads: [{name: one, type: flows, flows: [{src: h0, dst: h2, size: 100KB}]}]\n"
+         "events: [{type: nic_stall, host: h3, at: 1us, until: 10000s}]\n"
+         "stop: {time: 20000s}\n";
+  std::string out;
+  const auto t0 = std::chrono::steady_clock::now();
+  const int rc = run_cli("run " + (d / "drain.yaml").string() + " -q --out " + (d / "o").string(),
+                         &out, "timeout --preserve-status -k 5 -s TERM 1 ");
+  const double s_taken =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(rc, 130) << out;
+  EXPECT_LT(s_taken, 2.0) << "the signal came at 1 s";
+  const nlohmann::json s = nlohmann::json::parse(slurp((d / "o" / "summary.json").string()));
+  EXPECT_FALSE(s["complete"].get<bool>());
+  EXPECT_EQ(s["flows_completed"], 1);
+  EXPECT_EQ(s["invariants"], "not checked: interrupted during the drain");
+  fs::remove_all(d);
 }
 
 // One request delivered twice within moments (as `timeout` delivers it: to its child,
