@@ -49,6 +49,9 @@ class LossRecovery {
   virtual bool drops_out_of_order() const { return false; }
   // Whether every in-order packet is ACKed whatever transport.ack_interval says.
   virtual bool acks_every_packet() const { return false; }
+  // Whether the sender keeps no more than the receiver's out-of-order window in flight
+  // (RdmaTransport::ooo_window_packets), so that nothing it sends lies beyond it.
+  virtual bool caps_inflight_at_window() const { return false; }
   // Data p arrived above r.rcv_nxt (counted and, if holds_packets, the held ring already
   // brought up to rcv_nxt).
   virtual void on_out_of_order(ReceiverState& r, const Packet& p) = 0;

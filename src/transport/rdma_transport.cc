@@ -67,6 +67,7 @@ void TransportCounters::add(const TransportCounters& o) {
   network_reordered_packets += o.network_reordered_packets;
   flows_finished += o.flows_finished;
   bitmap_drops += o.bitmap_drops;
+  ooo_window_drops += o.ooo_window_drops;
 }
 
 void RdmaTransport::set_lanes(uint32_t partitions) {
@@ -422,6 +423,13 @@ void RdmaTransport::start_flow(FlowId m) {
   if (cc_->window_cap_bdp() > 0)
     s.window_cap_bytes = std::max<uint64_t>(
         1, static_cast<uint64_t>(cc_->window_cap_bdp() * static_cast<double>(bdp_bytes(f))));
+  if (recovery_->caps_inflight_at_window()) {
+    const uint64_t packets = ooo_window_packets(f);
+    if (packets != UINT64_MAX) {
+      const uint64_t cap = packets * ctx_.wire.mtu_payload_bytes;
+      s.window_cap_bytes = s.window_cap_bytes ? std::min(s.window_cap_bytes, cap) : cap;
+    }
+  }
   cc_->on_flow_start(f);
   restart_rto(s, f);
   kick(f);
@@ -775,6 +783,19 @@ void RdmaTransport::on_out_of_order(ReceiverState& r, const Packet& p) {
 }
 
 // Drop it and ask the sender to go back to rcv_nxt: one NAK per sequence per nak_interval.
+uint64_t RdmaTransport::ooo_window_packets(FlowId f) const {
+  switch (cfg_.ooo_window) {
+    case OooWindow::kUnbounded:
+      return UINT64_MAX;
+    case OooWindow::kPackets:
+      return cfg_.ooo_window_packets;
+    case OooWindow::kBdp:
+      break;
+  }
+  const uint64_t mtu = ctx_.wire.mtu_payload_bytes;
+  return std::max<uint64_t>(1, (bdp_bytes(f) + mtu - 1) / mtu);
+}
+
 void RdmaTransport::nak_go_back(ReceiverState& r, const Packet& p) {
   const Time now = sim().now();
   if (now < r.nak_blocked_until && r.last_nak_seq == r.rcv_nxt) return;

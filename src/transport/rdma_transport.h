@@ -78,6 +78,8 @@ struct TransportCounters {
   uint64_t network_reordered_packets = 0;
   uint64_t flows_finished = 0;
   uint64_t bitmap_drops = 0;  // recovery bitmap: arrivals beyond the receiver's bitmap
+  // selective_repeat and reorder_buffer: arrivals beyond transport.ooo_window, dropped
+  uint64_t ooo_window_drops = 0;
   // Adds another partition's counts (every field is a sum).
   void add(const TransportCounters& o);
 };
@@ -178,6 +180,10 @@ class RdmaTransport final : public HostAgent, public EventHandler {
     const Sender& s = flows_[f.index()];
     return static_cast<uint64_t>(bytes_in(s.base_rtt, s.line_rate_bps));
   }
+  // The receiver of QP `f` keeps out-of-order data up to this many packets beyond the next
+  // expected one (transport.ooo_window: one BDP by default, as IRN sizes its bitmap);
+  // UINT64_MAX: no bound.
+  uint64_t ooo_window_packets(FlowId f) const;
   CongestionControl& cc() { return *cc_; }
   const HostPathPolicy& path_policy() const { return *path_; }
   const LossRecovery& recovery() const { return *recovery_; }

@@ -15,8 +15,15 @@ void SelectiveRepeat::add_flow(FlowId f) {
   senders_.resize(f.index() + 1);
 }
 
-// IRN §3.1: keep it, and NAK with the cumulative ack and this packet's sequence.
+// IRN §3.1: keep it, and NAK with the cumulative ack and this packet's sequence. Beyond
+// the receiver's bitmap (§3.3: one BDP) it is dropped, and the NAK reports no packet held:
+// the sender resends it as a hole once a later one is selectively acked, or at the timer.
 void SelectiveRepeat::on_out_of_order(ReceiverState& r, const Packet& p) {
+  if (p.seq / mtu_ - r.rcv_nxt / mtu_ >= transport_->ooo_window_packets(p.flow)) [[unlikely]] {
+    ++transport_->mutable_counters().ooo_window_drops;
+    transport_->send_nak(p, r.rcv_nxt, kNoSack);
+    return;
+  }
   r.held.set(p.seq / mtu_);
   transport_->send_nak(p, r.rcv_nxt, p.seq);
 }

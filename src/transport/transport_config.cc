@@ -5,6 +5,7 @@
 #include "transport/loss_recovery.h"
 
 #include <cstddef>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -38,6 +39,30 @@ void auto_or_duration(ParamVisitor& v, std::string_view key, bool& is_auto, Delt
   if (d) value = *d;
 }
 
+// `ooo_window: bdp | unbounded | N`.
+void describe_ooo_window(ParamVisitor& v, TransportConfig& c) {
+  std::string text = c.ooo_window == OooWindow::kBdp         ? "bdp"
+                     : c.ooo_window == OooWindow::kUnbounded ? "unbounded"
+                                                             : std::to_string(c.ooo_window_packets);
+  v.text("ooo_window", text,
+         "selective_repeat and reorder_buffer: out-of-order packets kept beyond the next "
+         "expected one; beyond, a packet is dropped and NAKed (ooo_window_drops). bdp = one BDP "
+         "of the QP's path (IRN's bitmap); unbounded = keep everything (no NIC has the "
+         "memory); or a count");
+  if (!v.reading()) return;
+  if (text == "bdp" || text == "unbounded") {
+    c.ooo_window = text == "bdp" ? OooWindow::kBdp : OooWindow::kUnbounded;
+    return;
+  }
+  char* end = nullptr;
+  const unsigned long long n = std::strtoull(text.c_str(), &end, 10);
+  const bool ok = !text.empty() && end == text.c_str() + text.size() && n >= 1 && n <= (1u << 20);
+  v.require(ok, "ooo_window", "expected bdp, unbounded or a packet count from 1 to 1048576");
+  if (!ok) return;
+  c.ooo_window = OooWindow::kPackets;
+  c.ooo_window_packets = static_cast<uint32_t>(n);
+}
+
 }  // namespace
 
 void ensure_path_params(TransportConfig& c) {
@@ -58,6 +83,7 @@ void describe(ParamVisitor& v, TransportConfig& c) {
   v.count("bitmap_packets", c.bitmap_packets, 1, 1u << 20,
           "recovery bitmap: out-of-order packets kept beyond the next expected (L = 64: "
           "MP-RDMA reimplementations; the paper's value unverified)");
+  describe_ooo_window(v, c);
   int64_t prio = c.data_priority;
   v.integer("data_priority", prio, 0, 7, "802.1p class of RDMA data (3 is common)");
   c.data_priority = static_cast<Priority>(prio);

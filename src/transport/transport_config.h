@@ -33,6 +33,11 @@ enum class PortSelect : uint8_t {
   kRoundRobin,  // in order of QP creation at each sender (Linux bonding's tx affinity)
 };
 
+// The out-of-order window of selective_repeat and reorder_buffer receivers: one BDP of the
+// QP's path in packets (IRN's bitmap, Mittal et al. SIGCOMM'18 §3.3), no bound (memory a
+// NIC does not have), or a count.
+enum class OooWindow : uint8_t { kBdp, kUnbounded, kPackets };
+
 struct TransportConfig {
   // What the receiver does with data beyond the next expected sequence, and how the sender
   // recovers: a loss recovery by name (transport/loss_recovery.h).
@@ -70,6 +75,10 @@ struct TransportConfig {
   std::string path_params_for;
   // recovery: bitmap: out-of-order packets kept beyond the next expected one (L, MP-RDMA).
   uint32_t bitmap_packets = 64;
+  // selective_repeat and reorder_buffer: how far beyond the next expected packet the
+  // receiver keeps data (RdmaTransport::ooo_window_packets).
+  OooWindow ooo_window = OooWindow::kBdp;
+  uint32_t ooo_window_packets = 0;  // kPackets
   // NICs of several ports (the `nic` section): where a QP goes, and how long after one of
   // its host links fails the QPs on that port move to a live one (failover_auto: the
   // failure's own detection delay, events.N.detection_delay).

@@ -102,6 +102,9 @@ TEST(Pfc, WithoutPfcASmallBufferDropsAndEveryRecoveryModeRecovers) {
     const std::string& mode = modes[m];
     Incast inc(false, 300 * 1000, 500 * 1000);
     inc.spec.transport.recovery = mode;
+    // With no bound on its window the reorder buffer finds a loss by the timer alone (a
+    // bounded one NAKs once a window of packets lies beyond the hole: transport_test).
+    if (mode == "reorder_buffer") inc.spec.transport.ooo_window = OooWindow::kUnbounded;
     Experiment exp(inc.spec);
     test::run_checked(exp, Time{Delta::from_ms(500).ps});
     const NetCounters& c = exp.network().counters();

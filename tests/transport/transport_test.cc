@@ -49,8 +49,10 @@ constexpr uint64_t kFlowBytes = 1000 * 1000;  // 1000 packets of 1000 B
 
 // Two leaves, two spines, one host each side; the path through spine1 runs at a tenth of
 // the rate, so spraying packets over both spines reorders them.
-Experiment sprayed_over_unequal_paths(const std::string& lb, const std::string& recovery) {
+Experiment sprayed_over_unequal_paths(const std::string& lb, const std::string& recovery,
+                                      OooWindow window = OooWindow::kBdp) {
   ExperimentSpec spec;
+  spec.transport.ooo_window = window;
   spec.topology = test::small_leaf_spine(2, 2, 1);
   EXPECT_EQ(spec.topology.set_link_rate("leaf0", "spine1", gbps(10)), 1);
   EXPECT_EQ(spec.topology.set_link_rate("spine1", "leaf1", gbps(10)), 1);
@@ -74,8 +76,9 @@ TEST(Transport, EcmpNeverReordersAndSprayingDoes) {
             rps.transport().counters().network_reordered_packets);
 }
 
+// With no bound on its window (below: what one BDP does).
 TEST(Transport, ReorderBufferDeliversEachPacketOnceWithoutNaks) {
-  Experiment exp = sprayed_over_unequal_paths("rps", "reorder_buffer");
+  Experiment exp = sprayed_over_unequal_paths("rps", "reorder_buffer", OooWindow::kUnbounded);
   test::run_checked(exp);  // also checks bytes delivered == bytes of the flow
   const TransportCounters& c = exp.transport().counters();
   EXPECT_GT(c.out_of_order_packets, 10u);
@@ -195,6 +198,96 @@ void late_reordering_keeps_the_ring_small(const std::string& recovery) {
   EXPECT_EQ(tr.held_packets(f).base(), rcv_nxt / 1000);
   EXPECT_EQ(tr.held_packets(f).capacity(), 64u);
   test::run_checked(exp);  // the held copy is delivered in its turn, every byte once
+}
+
+// The out-of-order window (transport.ooo_window): a packet 7 beyond the next expected one
+// is kept under a window of 8, one 8 beyond is dropped and NAKed; every byte is still
+// delivered once (the dropped one comes again).
+void a_packet_beyond_the_window_is_dropped(const std::string& recovery) {
+  ExperimentSpec spec;
+  spec.topology = test::chain({gbps(100), gbps(100)}, Delta::from_us(1));
+  spec.transport.recovery = recovery;
+  spec.transport.ooo_window = OooWindow::kPackets;
+  spec.transport.ooo_window_packets = 8;
+  spec.flows = {test::flow(0, 1, 10 * 1000 * 1000)};
+  Experiment exp(spec);
+  exp.run(Time{Delta::from_us(500).ps});
+  RdmaTransport& tr = exp.transport();
+  const FlowId f(0);
+  const uint64_t rcv_nxt = tr.delivered_bytes(f);
+  auto arrive_early = [&](uint64_t packets_ahead) {
+    NetContext& ctx = exp.network().context();
+    const PacketId id = ctx.alloc_packet();
+    Packet& data = ctx.pkt(id);
+    data.type = PacketType::kData;
+    data.src = NodeId(0);
+    data.dst = NodeId(1);
+    data.flow = f;
+    data.seq = rcv_nxt + packets_ahead * 1000;
+    data.payload_bytes = 1000;
+    data.wire_bytes = 1082;
+    data.sent_time = exp.sim().now();
+    tr.on_host_receive(NodeId(1), id);
+  };
+  const uint64_t naks = tr.counters().naks_sent;
+  arrive_early(8);
+  EXPECT_EQ(tr.held_packets(f).marked(), 0u) << "beyond the window: dropped";
+  EXPECT_EQ(tr.counters().ooo_window_drops, 1u);
+  EXPECT_EQ(tr.counters().naks_sent, naks + 1);
+  arrive_early(7);
+  EXPECT_EQ(tr.held_packets(f).marked(), 1u) << "the window's last packet is kept";
+  EXPECT_EQ(tr.counters().ooo_window_drops, 1u);
+  test::run_checked(exp);  // every byte delivered once
+}
+
+TEST(Transport, SelectiveRepeatDropsAndNaksAPacketBeyondItsWindow) {
+  a_packet_beyond_the_window_is_dropped("selective_repeat");
+}
+
+TEST(Transport, ReorderBufferDropsAndNaksAPacketBeyondItsWindow) {
+  a_packet_beyond_the_window_is_dropped("reorder_buffer");
+}
+
+// The default window is one BDP of the QP's path in packets (IRN's bitmap). Spraying over
+// a path ten times slower overtakes a slow packet by more than that: a reorder buffer drops
+// what lies beyond, NAKs and goes back, and the flow still completes; with no bound it
+// drops nothing. Selective repeat keeps at most the window in flight (IRN's BDP-FC), so
+// nothing it sends lies beyond.
+TEST(Transport, TheDefaultWindowIsOneBdp) {
+  Experiment sr = sprayed_over_unequal_paths("rps", "selective_repeat");
+  const FlowId f(0);
+  const uint64_t bdp = sr.transport().bdp_bytes(f);
+  EXPECT_EQ(sr.transport().ooo_window_packets(f), (bdp + 999) / 1000);
+  test::run_checked(sr);
+  EXPECT_EQ(sr.transport().counters().ooo_window_drops, 0u);
+  EXPECT_GT(sr.transport().counters().out_of_order_packets, 0u);
+
+  Experiment rb = sprayed_over_unequal_paths("rps", "reorder_buffer");
+  test::run_checked(rb);
+  EXPECT_GT(rb.transport().counters().ooo_window_drops, 0u);
+  EXPECT_GT(rb.transport().counters().naks_sent, 0u);
+  Experiment unbounded = sprayed_over_unequal_paths("rps", "reorder_buffer", OooWindow::kUnbounded);
+  test::run_checked(unbounded);
+  EXPECT_EQ(unbounded.transport().counters().ooo_window_drops, 0u);
+}
+
+// IRN's BDP-FC: selective repeat's sender never has more than the window in flight, here 4
+// packets on a chain where a line-rate flow would keep a BDP in flight.
+TEST(Transport, SelectiveRepeatKeepsAtMostItsWindowInFlight) {
+  ExperimentSpec spec;
+  spec.topology = test::chain({gbps(100), gbps(100)}, Delta::from_us(1));
+  spec.transport.recovery = "selective_repeat";
+  spec.transport.ooo_window = OooWindow::kPackets;
+  spec.transport.ooo_window_packets = 4;
+  spec.flows = {test::flow(0, 1, 1000 * 1000)};
+  Experiment exp(spec);
+  uint64_t most = 0;
+  for (int us = 1; us < 400; ++us) {
+    exp.run(Time{Delta::from_us(us).ps});
+    most = std::max(most, exp.transport().inflight_bytes(FlowId(0)));
+  }
+  EXPECT_EQ(most, 4u * 1000);
+  test::run_checked(exp);
 }
 
 TEST(Transport, LateReorderingKeepsTheSelectiveRepeatRingSmall) {

@@ -196,6 +196,7 @@ nlohmann::json make_summary(const ScenarioConfig& c, Experiment& exp, const RunS
   j["naks"] = tc.naks_sent;
   j["timeouts"] = tc.timeouts;
   j["bitmap_drops"] = tc.bitmap_drops;
+  j["ooo_window_drops"] = tc.ooo_window_drops;
   j["out_of_order_packets"] = tc.out_of_order_packets;
   j["network_reordered_packets"] = tc.network_reordered_packets;
   j["network_reordered_ratio"] = tc.data_packets_sent

@@ -100,8 +100,8 @@ std::vector<std::string> run_notes(const nlohmann::json& s, const TransportConfi
         by["edge"].get<uint64_t>(), by["aggregation"].get<uint64_t>(), by["core"].get<uint64_t>()));
   }
   if (timeouts > 0 && s["drops"].get<uint64_t>() == 0 && lapse_drops == 0 &&
-      s["bitmap_drops"].get<uint64_t>() == 0 && s["out_of_order_packets"].get<uint64_t>() == 0 &&
-      !fault_losses) {
+      s["bitmap_drops"].get<uint64_t>() == 0 && s["ooo_window_drops"].get<uint64_t>() == 0 &&
+      s["out_of_order_packets"].get<uint64_t>() == 0 && !fault_losses) {
     notes.push_back(fmt::format(
         "{} retransmission timeout{} with nothing lost or out of order: the timer "
         "(transport.rto {}{}) fired while data or ACKs were still queued, and {} were resent "
