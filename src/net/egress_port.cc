@@ -316,10 +316,13 @@ void EgressPort::try_send() {
 
 void EgressPort::choose_and_send() {
   // Carrier loss: a NIC whose link is down sends nothing into it. Its QPs keep their data
-  // (what was on the wire is lost) and its frames wait, until the link is back or a
-  // failover moves the QPs to a live port. A switch's port drains into the dead link.
-  if (faulty_ && pulls_ && fault_->down) [[unlikely]]
+  // (what was on the wire is lost) until the link is back or a failover moves them to a
+  // live port; the frames it queued for the port (ACKs, NAKs, CNPs, PAUSEs) are flushed,
+  // lost. A switch's port drains into the dead link.
+  if (faulty_ && pulls_ && fault_->down) [[unlikely]] {
+    flush_queued_frames();
     return;
+  }
   if ((pause_frames_ | control_frames_) != 0 &&
       (pause_frames_ != 0 || !control_waits_ || (paused_mask_ & control_wait_mask_) == 0)) {
     const bool pause = pause_frames_ > 0;
@@ -347,6 +350,23 @@ void EgressPort::choose_and_send() {
     start_transmission(pkt);
   } else if (next_ready != Time::never()) {
     sim_.arm(wake_, next_ready, handler_, kWake);
+  }
+}
+
+void EgressPort::flush_queued_frames() {
+  while ((pause_frames_ | control_frames_) != 0) {
+    const bool pause = pause_frames_ > 0;
+    const PacketId pkt = pause ? pause_queue_.pop_front() : control_queue_.pop_front();
+    --(pause ? pause_frames_ : control_frames_);
+    owner_.on_dequeue(index_, pkt, kNotDataQueue);
+    lose(pkt, FaultLoss::kLinkDown);
+  }
+  while (data_bytes_total_ > 0) {
+    size_t queue = kNotDataQueue;
+    const PacketId pkt = pick_data(&queue);
+    if (!pkt.valid()) break;
+    owner_.on_dequeue(index_, pkt, queue);
+    lose(pkt, FaultLoss::kLinkDown);
   }
 }
 

@@ -239,6 +239,8 @@ class EgressPort final {
   // Sets queue's pause bit; false when it already had that value.
   bool flip_paused(size_t queue, bool paused);
   void choose_and_send();
+  // A NIC's port whose carrier is gone: every frame it holds is lost.
+  void flush_queued_frames();
   // The next data packet by the scheduler, and the queue it left (*queue).
   PacketId pick_data(size_t* queue);
   void start_transmission(PacketId pkt);

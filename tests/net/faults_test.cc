@@ -90,6 +90,25 @@ TEST(Faults, ANicWhoseLinkIsDownSendsNothingIntoIt) {
   EXPECT_EQ(exp.transport().counters().timeouts, 0u) << "the gap at frame 46 is NAKed";
 }
 
+// The receiver's own link fails toward its switch (b -> sw1, link 2) from 5 us to 20 us:
+// the data still arrives, and the ACKs b makes meanwhile are lost at its port (a NIC flushes
+// what it cannot send), not held for the link's return. The flow ends on later ACKs.
+TEST(Faults, TheFramesANicCannotSendAreLostNotHeld) {
+  ExperimentSpec spec;
+  spec.topology = test::chain({gbps(100), gbps(100), gbps(100)}, Delta::from_us(1));
+  spec.network.switch_config.ecn.enabled = false;
+  spec.transport.rto = Delta::from_us(100);
+  spec.flows = {test::flow(0, 1, 1000 * 1000)};
+  spec.faults.events = {
+      link_down(2, false, Delta::from_us(5), Delta::from_us(20), Delta::from_us(100))};
+  Experiment exp(spec);
+  test::run_checked(exp);  // every port empty at the end
+  const FaultLossCount& down =
+      exp.network().counters().fault_losses[static_cast<size_t>(FaultLoss::kLinkDown)];
+  EXPECT_EQ(down.data_packets, 0u) << "the data's direction stayed up";
+  EXPECT_GT(down.control_frames, 100u) << "about one ACK per 86.56 ns for 15 us";
+}
+
 // 2 leaves x 4 spines, one host each. leaf0 - spine1 fails at 10 us and is repaired at
 // 50 us; routing converges 5 us after each: leaf0's equal-cost group toward leaf1 has 4
 // ports until 15 us, 3 from 15 us to 55 us, and 4 again after.
