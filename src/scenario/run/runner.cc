@@ -94,8 +94,9 @@ std::vector<std::string> run_notes(const nlohmann::json& s, const TransportConfi
         "{} packets ({:.1f} MB) were lost where a PAUSE ran out while its ingress still needed it "
         "(edge {}, aggregation {}, core {} switches): fc.pause_style: per_packet sends a 5 us "
         "PAUSE per packet with no refresh, as ConWeave-ns3 does, and loses what overflows "
-        "the headroom after, as it does. They are not in drops; fc.pause_style: standard "
-        "gives 802.1Qbb's PFC, which loses nothing.",
+        "the headroom after (the fork loses more, at an egress threshold rocelab does not "
+        "model: docs/validation.md). They are not in drops; fc.pause_style: standard gives "
+        "802.1Qbb's PFC, which loses nothing.",
         lapse_drops, static_cast<double>(s["pfc_lapse_drop_bytes"].get<uint64_t>()) / 1e6,
         by["edge"].get<uint64_t>(), by["aggregation"].get<uint64_t>(), by["core"].get<uint64_t>()));
   }
