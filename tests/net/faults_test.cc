@@ -19,6 +19,18 @@ constexpr Priority kRdma = 3;
 
 using test::link_down;
 
+// A flow of `bytes` from a to b over the chain below (100 Gb/s, 1 us links, no ECN, a
+// 100 us timer), with one failure.
+ExperimentSpec chain_with_failure(uint64_t bytes, const FaultEvent& failure) {
+  ExperimentSpec spec;
+  spec.topology = test::chain({gbps(100), gbps(100), gbps(100)}, Delta::from_us(1));
+  spec.network.switch_config.ecn.enabled = false;
+  spec.transport.rto = Delta::from_us(100);
+  spec.flows = {test::flow(0, 1, bytes)};
+  spec.faults.events = {failure};
+  return spec;
+}
+
 // a (0) - sw0 (2) - sw1 (3) - b (1); link 1 is sw0-sw1. A 100-frame flow at line rate from
 // t = 0 (no congestion control); sw0 -> sw1 fails from 5 us to 20 us. Routing's detection
 // delay (100 us) is longer than the failure: routing never sees it.
@@ -30,14 +42,8 @@ using test::link_down;
 // 67 frames lost. Go-back-N resends from frame 33 when the timer (100 us, restarted by the
 // last new ACK, that of frame 32) fires: exactly the 67 lost frames.
 TEST(Faults, AFlowAcrossAFailedLinkResendsExactlyWhatWasLost) {
-  ExperimentSpec spec;
-  spec.topology = test::chain({gbps(100), gbps(100), gbps(100)}, Delta::from_us(1));
-  spec.network.switch_config.ecn.enabled = false;
-  spec.transport.rto = Delta::from_us(100);
-  spec.flows = {test::flow(0, 1, 100 * 1000)};
-  spec.faults.events = {
-      link_down(1, true, Delta::from_us(5), Delta::from_us(20), Delta::from_us(100))};
-  Experiment exp(spec);
+  Experiment exp(chain_with_failure(
+      100 * 1000, link_down(1, true, Delta::from_us(5), Delta::from_us(20), Delta::from_us(100))));
   test::run_checked(exp);
 
   const NetCounters& nc = exp.network().counters();
@@ -69,14 +75,8 @@ TEST(Faults, AFlowAcrossAFailedLinkResendsExactlyWhatWasLost) {
 // being sent (frame 57 started at 4,933,920): 12 lost. Sending into the dead link, the NIC
 // would have lost the 174 frames it started in those 15 us as well.
 TEST(Faults, ANicWhoseLinkIsDownSendsNothingIntoIt) {
-  ExperimentSpec spec;
-  spec.topology = test::chain({gbps(100), gbps(100), gbps(100)}, Delta::from_us(1));
-  spec.network.switch_config.ecn.enabled = false;
-  spec.transport.rto = Delta::from_us(100);
-  spec.flows = {test::flow(0, 1, 1000 * 1000)};
-  spec.faults.events = {
-      link_down(0, true, Delta::from_us(5), Delta::from_us(20), Delta::from_us(100))};
-  Experiment exp(spec);
+  Experiment exp(chain_with_failure(
+      1000 * 1000, link_down(0, true, Delta::from_us(5), Delta::from_us(20), Delta::from_us(100))));
   const EgressPort& nic = exp.network().link_port(0, true);
   exp.run(Time{5 * kUs});
   EXPECT_EQ(nic.counters().tx_data_packets, 58u) << "frames 0..57 started";
@@ -94,14 +94,9 @@ TEST(Faults, ANicWhoseLinkIsDownSendsNothingIntoIt) {
 // the data still arrives, and the ACKs b makes meanwhile are lost at its port (a NIC flushes
 // what it cannot send), not held for the link's return. The flow ends on later ACKs.
 TEST(Faults, TheFramesANicCannotSendAreLostNotHeld) {
-  ExperimentSpec spec;
-  spec.topology = test::chain({gbps(100), gbps(100), gbps(100)}, Delta::from_us(1));
-  spec.network.switch_config.ecn.enabled = false;
-  spec.transport.rto = Delta::from_us(100);
-  spec.flows = {test::flow(0, 1, 1000 * 1000)};
-  spec.faults.events = {
-      link_down(2, false, Delta::from_us(5), Delta::from_us(20), Delta::from_us(100))};
-  Experiment exp(spec);
+  Experiment exp(chain_with_failure(
+      1000 * 1000,
+      link_down(2, false, Delta::from_us(5), Delta::from_us(20), Delta::from_us(100))));
   test::run_checked(exp);  // every port empty at the end
   const FaultLossCount& down =
       exp.network().counters().fault_losses[static_cast<size_t>(FaultLoss::kLinkDown)];

@@ -139,6 +139,26 @@ TEST(Transport, SelectiveRepeatResendsFarLessThanGoBackN) {
   EXPECT_LT(sr.transport().record(FlowId(0)).fct(), gbn.transport().record(FlowId(0)).fct());
 }
 
+// A frame of flow 0 between host 0 (a) and host 1 (b) of a chain, handed to `to`'s
+// transport as if it had just arrived: a data packet of 1000 B at `seq` from a, or a NAK.
+void arrive(Experiment& exp, PacketType type, uint64_t seq) {
+  NetContext& ctx = exp.network().context();
+  const PacketId id = ctx.alloc_packet();
+  Packet& p = ctx.pkt(id);
+  const bool data = type == PacketType::kData;
+  p.type = type;
+  p.src = NodeId(data ? 0 : 1);
+  p.dst = NodeId(data ? 1 : 0);
+  p.flow = FlowId(0);
+  p.seq = seq;
+  if (data) {
+    p.payload_bytes = 1000;
+    p.wire_bytes = 1082;
+    p.sent_time = exp.sim().now();
+  }
+  exp.transport().on_host_receive(p.dst, id);
+}
+
 // A NAK that arrives after later ACKs (it was overtaken, or it reports an old hole) must not
 // rewind the sender below snd_una: inflight bytes would underflow.
 TEST(Transport, AStaleNakDoesNotRewindBelowTheAckedPoint) {
@@ -151,15 +171,7 @@ TEST(Transport, AStaleNakDoesNotRewindBelowTheAckedPoint) {
   const FlowId f(0);
   const uint64_t acked = tr.delivered_bytes(f);
   ASSERT_GT(acked, 100'000u);
-  NetContext& ctx = exp.network().context();
-  const PacketId id = ctx.alloc_packet();
-  Packet& nak = ctx.pkt(id);
-  nak.type = PacketType::kNak;
-  nak.src = NodeId(1);
-  nak.dst = NodeId(0);
-  nak.flow = f;
-  nak.seq = 1000;  // long acknowledged
-  tr.on_host_receive(NodeId(0), id);
+  arrive(exp, PacketType::kNak, 1000);  // long acknowledged
   EXPECT_LT(tr.inflight_bytes(f), uint64_t{1} << 40) << "snd_nxt fell below snd_una";
   test::run_checked(exp);
 }
@@ -181,18 +193,7 @@ void late_reordering_keeps_the_ring_small(const std::string& recovery) {
   ASSERT_EQ(tr.held_packets(f).capacity(), 0u) << "nothing arrived out of order yet";
   // The packet two after the next expected one arrives early (a copy of it; the real one
   // is then a duplicate the receiver re-acknowledges).
-  NetContext& ctx = exp.network().context();
-  const PacketId id = ctx.alloc_packet();
-  Packet& data = ctx.pkt(id);
-  data.type = PacketType::kData;
-  data.src = NodeId(0);
-  data.dst = NodeId(1);
-  data.flow = f;
-  data.seq = rcv_nxt + 2 * 1000;
-  data.payload_bytes = 1000;
-  data.wire_bytes = 1082;
-  data.sent_time = exp.sim().now();
-  tr.on_host_receive(NodeId(1), id);
+  arrive(exp, PacketType::kData, rcv_nxt + 2 * 1000);
   EXPECT_EQ(tr.held_packets(f).marked(), 1u);
   // The window is packets rcv_nxt/1000 .. +2: one 64-bit word.
   EXPECT_EQ(tr.held_packets(f).base(), rcv_nxt / 1000);
@@ -216,18 +217,7 @@ void a_packet_beyond_the_window_is_dropped(const std::string& recovery) {
   const FlowId f(0);
   const uint64_t rcv_nxt = tr.delivered_bytes(f);
   auto arrive_early = [&](uint64_t packets_ahead) {
-    NetContext& ctx = exp.network().context();
-    const PacketId id = ctx.alloc_packet();
-    Packet& data = ctx.pkt(id);
-    data.type = PacketType::kData;
-    data.src = NodeId(0);
-    data.dst = NodeId(1);
-    data.flow = f;
-    data.seq = rcv_nxt + packets_ahead * 1000;
-    data.payload_bytes = 1000;
-    data.wire_bytes = 1082;
-    data.sent_time = exp.sim().now();
-    tr.on_host_receive(NodeId(1), id);
+    arrive(exp, PacketType::kData, rcv_nxt + packets_ahead * 1000);
   };
   const uint64_t naks = tr.counters().naks_sent;
   arrive_early(8);
