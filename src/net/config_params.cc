@@ -45,6 +45,12 @@ void describe(ParamVisitor& v, PfcConfig& c) {
   v.rate("alpha_rate_reference", c.alpha_rate_reference_bps, 0, gbps(100000),
          "alpha doubles per doubling of the ingress rate over this, up to 1 (0 = off; HPCC "
          "ns-3: the NIC rate)");
+  v.real("egress_alpha", c.egress_alpha, 0, 1000,
+         "> 0: a packet is dropped when its egress queue would pass this times the free "
+         "egress pool (checked before the ingress; lossy, counted as egress_threshold_drops) "
+         "(0 = none; ConWeave ns-3: 1)");
+  v.bytes("egress_queue_min", c.egress_queue_min_bytes, 0, kNoLimit,
+          "bytes of each egress queue outside egress_alpha's count (ConWeave ns-3: 1 + 1048 B)");
   v.flag("headroom_when_pool_full", c.headroom_when_pool_full,
          "after XOFF an ingress keeps filling the shared pool, headroom only once it is full, "
          "and the pool counts guaranteed bytes (false; ConWeave ns-3: true)");

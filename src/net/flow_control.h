@@ -49,10 +49,18 @@ class FlowControl {
 
   // Drops under this flow control break the model's promise.
   virtual bool lossless() const = 0;
-  // A packet `admit` refused on `in`: true when it is lost because a PAUSE ran out while
-  // the ingress still needed it (fc.pause_style: per_packet, as ConWeave-ns3), a loss that
-  // style makes and 802.1Qbb would not; counted apart from drops.
-  virtual bool drop_follows_pause_lapse(PortId /*in*/, const Packet& /*p*/) const { return false; }
+  // Why `admit` refused packet `p` on `in` (asked at once): a buffer's drop, which breaks a
+  // lossless promise, or a loss a preset's model makes on purpose, counted apart.
+  enum class Refusal : uint8_t {
+    kBuffer,
+    // a PAUSE ran out while the ingress still needed it (fc.pause_style: per_packet, as
+    // ConWeave-ns3): 802.1Qbb would not have lost it
+    kPauseLapse,
+    // the egress queue's dynamic threshold (fc.egress_alpha, as ConWeave-ns3), which PFC
+    // does not stop
+    kEgressThreshold,
+  };
+  virtual Refusal why_refused(PortId /*in*/, const Packet& /*p*/) const { return Refusal::kBuffer; }
   // The shared buffer's accounting, where the scheme keeps one (read-only).
   virtual const Mmu* buffer() const { return nullptr; }
   // Empty when every counter is back to zero after a drained run.

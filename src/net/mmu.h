@@ -4,6 +4,7 @@
 // ingress counter stays under the XOFF threshold, in that ingress's headroom after it.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -30,6 +31,12 @@ class Mmu {
   bool admit(PortId in, Priority prio, int64_t bytes);
   // The packet left the switch.
   void release(PortId in, Priority prio, int64_t bytes);
+  // PfcConfig::egress_alpha > 0: whether egress queue (out, prio) may take `bytes` more, and
+  // its accounting (release_egress as the packet leaves).
+  bool egress_checked() const { return pfc_.egress_alpha > 0; }
+  bool egress_admits(PortId out, Priority prio, int64_t bytes) const;
+  void admit_egress(PortId out, Priority prio, int64_t bytes);
+  void release_egress(PortId out, Priority prio, int64_t bytes);
 
   // PFC decisions for (in, prio), to be acted on by sending a frame; they update state.
   bool take_pause(PortId in, Priority prio);
@@ -80,8 +87,17 @@ class Mmu {
   };
   int64_t xoff_threshold(const Ingress& c) const;
 
+  int64_t egress_shared(int64_t queue_bytes) const {
+    return std::max<int64_t>(0, queue_bytes - pfc_.egress_queue_min_bytes);
+  }
+
   PfcConfig pfc_;
   int64_t shared_capacity_ = 0;
+  // egress_alpha: bytes per (egress port, priority), the pool's capacity and what the
+  // queues hold of it past their own minimum.
+  std::vector<int64_t> egress_bytes_;
+  int64_t egress_pool_ = 0;
+  int64_t egress_pool_used_ = 0;
   int64_t shared_total_ = 0;
   int64_t headroom_total_used_ = 0;
   std::vector<Ingress> ingress_;

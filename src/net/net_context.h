@@ -28,12 +28,20 @@ struct NetCounters {
   uint64_t ack_drops = 0;  // the ACK/NAK frames among them
   uint64_t drop_bytes = 0;
   // Frames lost because a PAUSE ran out while its ingress still needed it (FlowControl::
-  // drop_follows_pause_lapse): not in `drops`. By the layer of the switch that lost them.
+  // why_refused): not in `drops`. By the layer of the switch that lost them.
   std::array<uint64_t, 4> lapse_drops_by_layer{};
   uint64_t lapse_drop_bytes = 0;
   uint64_t lapse_drops() const {
     return lapse_drops_by_layer[0] + lapse_drops_by_layer[1] + lapse_drops_by_layer[2] +
            lapse_drops_by_layer[3];
+  }
+  // Frames an egress queue's dynamic threshold refused (PfcConfig::egress_alpha): not in
+  // `drops` either. By the switch's layer.
+  std::array<uint64_t, 4> egress_threshold_drops_by_layer{};
+  uint64_t egress_threshold_drop_bytes = 0;
+  uint64_t egress_threshold_drops() const {
+    return egress_threshold_drops_by_layer[0] + egress_threshold_drops_by_layer[1] +
+           egress_threshold_drops_by_layer[2] + egress_threshold_drops_by_layer[3];
   }
   uint64_t pause_frames = 0;   // XOFF frames generated, all switches
   uint64_t resume_frames = 0;  // XON frames generated

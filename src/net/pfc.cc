@@ -30,8 +30,12 @@ Pfc::Pfc(Host& host)
       timing_(ctx_.pfc_pause),
       handler_(ctx_.sim.add_handler(this, host.id().index())) {}
 
-bool Pfc::admit(PortId in, PortId, Packet& p) {
+bool Pfc::admit(PortId in, PortId out, Packet& p) {
+  // ConWeave ns-3 DoSwitchSend: the egress check comes first.
+  refused_at_egress_ = mmu_.egress_checked() && !mmu_.egress_admits(out, p.priority, p.wire_bytes);
+  if (refused_at_egress_) return false;
   if (!mmu_.admit(in, p.priority, p.wire_bytes)) return false;
+  if (mmu_.egress_checked()) mmu_.admit_egress(out, p.priority, p.wire_bytes);
   p.ingress_port = in;
   const Priority prio = p.priority;
   if (timing_.style == PfcPauseStyle::kPerPacket) {
@@ -54,8 +58,9 @@ bool Pfc::admit(PortId in, PortId, Packet& p) {
   return true;
 }
 
-void Pfc::on_dequeue(PortId, size_t, Packet& p) {
+void Pfc::on_dequeue(PortId out, size_t, Packet& p) {
   mmu_.release(p.ingress_port, p.priority, p.wire_bytes);
+  if (mmu_.egress_checked()) mmu_.release_egress(out, p.priority, p.wire_bytes);
   if (mmu_.take_resume(p.ingress_port, p.priority)) resume_sent(p.ingress_port, p.priority);
   if (lapsed_count_ != 0) [[unlikely]]
     clear_lapse(p.ingress_port, p.priority);
@@ -68,8 +73,10 @@ void Pfc::clear_lapse(PortId in, Priority prio) {
   --lapsed_count_;
 }
 
-bool Pfc::drop_follows_pause_lapse(PortId in, const Packet& p) const {
-  return lapsed_count_ != 0 && lapsed_[size_t{in.index()} * 8 + (p.priority & 7)] != 0;
+FlowControl::Refusal Pfc::why_refused(PortId in, const Packet& p) const {
+  if (refused_at_egress_) return Refusal::kEgressThreshold;
+  const bool lapsed = lapsed_count_ != 0 && lapsed_[size_t{in.index()} * 8 + (p.priority & 7)] != 0;
+  return lapsed ? Refusal::kPauseLapse : Refusal::kBuffer;
 }
 
 // The XON goes out; the sender's timers for this pause end with it.

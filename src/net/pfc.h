@@ -27,7 +27,7 @@ class Pfc final : public FlowControl, public EventHandler {
   void on_dequeue(PortId out, size_t queue, Packet& p) override;
   bool on_frame(PortId in, const Packet& p) override;
   bool lossless() const override { return pause_; }
-  bool drop_follows_pause_lapse(PortId in, const Packet& p) const override;
+  Refusal why_refused(PortId in, const Packet& p) const override;
   const Mmu* buffer() const override { return &mmu_; }
   std::string check_drained() const override { return mmu_.check_drained(); }
   void on_event(uint32_t kind, uint64_t arg) override;
@@ -59,6 +59,7 @@ class Pfc final : public FlowControl, public EventHandler {
   // PAUSE would still hold it) until the ingress falls to that threshold.
   std::vector<uint8_t> lapsed_;
   uint32_t lapsed_count_ = 0;
+  bool refused_at_egress_ = false;  // the last refusal was the egress threshold's
   void clear_lapse(PortId in, Priority prio);
 };
 

@@ -79,6 +79,13 @@ struct PfcConfig {
   // shared pool, headroom only once the pool is full, and the pool counts every byte, the
   // guaranteed ones too (ConWeave ns-3's Broadcom-style switch-mmu.cc).
   bool headroom_when_pool_full = false;
+  // > 0: each packet is also checked at its egress queue, before its ingress, as a
+  // Broadcom-style MMU does: dropped when the queue's bytes past its own `egress_queue_min`
+  // would pass egress_alpha x what is free of the egress pool (the buffer less
+  // pool_reserve_per_port per port). A lossy check PFC does not stop (ConWeave ns-3
+  // switch-mmu.cc CheckEgressAdmission, EgressAlpha 1, q_min 1 + 1048 B). 0 = none.
+  double egress_alpha = 0;
+  int64_t egress_queue_min_bytes = 0;
   // PAUSE frames jump the ACK/NAK/CNP frames waiting in the control queue (a MAC sends its
   // control frames ahead; the headroom above counts at most one frame ahead of the PAUSE).
   // The ns-3 forks enqueue them FIFO in queue 0 (qbb-net-device.cc SendPfc -> SwitchSend).

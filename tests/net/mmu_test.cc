@@ -29,6 +29,32 @@ TEST(Mmu, DynamicXoffIsAlphaTimesTheFreePoolAfterHeadroomAndReserve) {
   EXPECT_EQ(mmu.xoff_threshold(PortId(0)), (891'808 - 100'000) / 8);
 }
 
+// ConWeave ns-3's egress check (switch-mmu.cc CheckEgressAdmission): pool 1,000,000 less
+// 2 ports x 4096 reserve = 991,808 B, no headroom taken off; a queue's bytes past its own
+// 1,049 B against alpha 1 x (pool - what the queues hold past their minimums). One queue
+// alone stops at half the pool: shared s admits a packet of b while s + b <= 991,808 - s.
+TEST(Mmu, TheEgressThresholdIsAlphaTimesTheFreeEgressPool) {
+  SwitchConfig c = config(1'000'000, 1.0 / 8);
+  c.pfc.pool_reserve_per_port_bytes = 4096;
+  c.pfc.egress_alpha = 1.0;
+  c.pfc.egress_queue_min_bytes = 1049;
+  Mmu mmu;
+  mmu.init(c, {50'000, 50'000});
+  ASSERT_TRUE(mmu.egress_checked());
+  const PortId out(1);
+  int64_t queued = 0;
+  while (mmu.egress_admits(out, kRdma, 1000)) {
+    mmu.admit_egress(out, kRdma, 1000);
+    queued += 1000;
+  }
+  // Shared after n packets: 1000 n - 1049; the (n+1)th fits while 1000 n - 49 <=
+  // 991,808 - (1000 n - 1049), i.e. n <= 496.4: 497 packets fit.
+  EXPECT_EQ(queued, 497'000);
+  EXPECT_TRUE(mmu.egress_admits(PortId(0), kRdma, 1000)) << "another queue: its own room";
+  for (int i = 0; i < 497; ++i) mmu.release_egress(out, kRdma, 1000);
+  EXPECT_EQ(mmu.check_drained(), "");
+}
+
 TEST(Mmu, GuaranteedBytesCountNeitherForXoffNorThePool) {
   SwitchConfig c = config(1'000'000, 1.0 / 8);
   c.pfc.guaranteed_bytes = 4096;

@@ -30,12 +30,14 @@ const std::string kBurst =
     "stop: {time: 200ms}\n";
 
 struct Outcome {
-  uint64_t drops = 0, lapse_drops = 0, lapse_at_edge = 0;
+  uint64_t drops = 0, lapse_drops = 0, lapse_at_edge = 0, egress_threshold_drops = 0;
   std::string invariants;
   bool all_finished = false;
 };
 
-Outcome run_burst(const std::vector<std::string>& sets) {
+// The preset's egress threshold off unless asked: the lapse's own losses are then alone.
+Outcome run_burst(std::vector<std::string> sets, bool egress_threshold = false) {
+  if (!egress_threshold) sets.push_back("fc.egress_alpha=0");
   ScenarioConfig c = load_scenario_text(kBurst, "burst.yaml", sets);
   Experiment exp(build_experiment(c));
   Outcome o;
@@ -45,6 +47,7 @@ Outcome run_burst(const std::vector<std::string>& sets) {
   o.drops = nc.drops;
   o.lapse_drops = nc.lapse_drops();
   o.lapse_at_edge = nc.lapse_drops_by_layer[static_cast<size_t>(Layer::kEdge)];
+  o.egress_threshold_drops = nc.egress_threshold_drops();
   o.invariants = exp.check_invariants();
   return o;
 }
@@ -65,6 +68,17 @@ TEST(PfcLapse, TheForksLossesAreCountedApartAndKeepTheInvariants) {
   EXPECT_EQ(standard.invariants, "");
 }
 
+// With the preset's egress threshold (ConWeave ns-3 checks each packet at its egress queue
+// first): the queues the lapses let grow are cut there, and those losses are counted apart
+// too; the run keeps its invariants.
+TEST(PfcLapse, TheEgressThresholdsLossesAreCountedApart) {
+  const Outcome fork = run_burst({}, true);
+  EXPECT_TRUE(fork.all_finished);
+  EXPECT_EQ(fork.drops, 0u);
+  EXPECT_GT(fork.egress_threshold_drops, 1000u);
+  EXPECT_EQ(fork.invariants, "");
+}
+
 // A headroom of one frame, filled as soon as XOFF is crossed (not after the pool): what
 // overflows it now was in flight before any pause could lapse, and is a drop.
 TEST(PfcLapse, ADropNoLapseExplainsStillBreaksTheInvariant) {
@@ -73,19 +87,31 @@ TEST(PfcLapse, ADropNoLapseExplainsStillBreaksTheInvariant) {
   EXPECT_NE(o.invariants.find("packets dropped with PFC on"), std::string::npos) << o.invariants;
 }
 
-// The run exits 0 and says what the fork's PAUSE lost, in the footer and the notes.
-TEST(PfcLapse, TheRunSaysWhatTheLapsesLost) {
+// The run exits 0 and says what the fork's model lost, in the footer and the notes: with
+// the preset as it is, at the egress threshold; with that off, to the lapsed PAUSEs.
+TEST(PfcLapse, TheRunSaysWhatThePresetsModelLost) {
   const auto d = test::temp_dir("lapse");
   std::ofstream(d / "burst.yaml") << kBurst;
+  auto run = [&](const std::string& sets, std::string* out) {
+    EXPECT_EQ(test::run_cli("run " + (d / "burst.yaml").string() + " -q " + sets + " --out " +
+                                (d / "o").string(),
+                            out),
+              0)
+        << *out;
+    return nlohmann::json::parse(test::slurp((d / "o" / "summary.json").string()));
+  };
   std::string out;
-  EXPECT_EQ(
-      test::run_cli("run " + (d / "burst.yaml").string() + " -q --out " + (d / "o").string(), &out),
-      0)
-      << out;
+  nlohmann::json s = run("", &out);
+  EXPECT_NE(out.find("to the egress threshold: notes"), std::string::npos) << out;
+  EXPECT_NE(out.find("fc.egress_alpha: 0 turns the check off"), std::string::npos) << out;
+  EXPECT_EQ(s["drops"], 0);
+  EXPECT_GT(s["egress_threshold_drops"].get<uint64_t>(), 0u);
+
+  s = run("--set fc.egress_alpha=0", &out);
   EXPECT_NE(out.find("lost to lapsed PAUSEs"), std::string::npos) << out;
   EXPECT_NE(out.find("fc.pause_style: standard gives 802.1Qbb"), std::string::npos) << out;
-  const nlohmann::json s = nlohmann::json::parse(test::slurp((d / "o" / "summary.json").string()));
   EXPECT_EQ(s["drops"], 0);
+  EXPECT_FALSE(s.contains("egress_threshold_drops"));
   EXPECT_GT(s["pfc_lapse_drops"].get<uint64_t>(), 0u);
   EXPECT_EQ(s["pfc_lapse_drops_by_layer"]["edge"], s["pfc_lapse_drops"]);
   ASSERT_EQ(s["notes"].size(), 1u) << s["notes"];

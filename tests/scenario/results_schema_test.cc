@@ -52,7 +52,7 @@ workloads:
 }
 
 // A run with faults (a failed link, a NIC stall under a watchdog), for faults.*; under the
-// ConWeave-ns3 pause style, for pfc_lapse_*.
+// ConWeave-ns3 pause style and egress threshold, for pfc_lapse_* and egress_threshold_*.
 nlohmann::json run_faults(const std::filesystem::path& dir) {
   ScenarioConfig c = load_scenario(
       std::string(ROCELAB_SOURCE_DIR) + "/tests/scenarios/tiny.yaml",
@@ -60,7 +60,7 @@ nlohmann::json run_faults(const std::filesystem::path& dir) {
        "{type: nic_stall, host: h1, at: 10us, until: 40us}]",
        "faults.pfc_watchdog={enabled: true, detection_time: 5us, restoration_time: 5us}",
        "faults.detection_delay=10us", "outputs.timeseries_interval=0",
-       "fc.pause_style=per_packet"});
+       "fc.pause_style=per_packet", "fc.egress_alpha=1"});
   RunOptions o;
   o.quiet = true;
   o.out_dir = dir.string();

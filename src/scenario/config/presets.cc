@@ -100,7 +100,12 @@ void conweave_ns3(ScenarioConfig& c) {
   c.pfc.pool_reserve_per_port_bytes = 8 * 1048;
   c.pfc.resume_offset_bytes = 1;
   c.pfc.headroom_when_pool_full =
-      true;                         // UpdateIngressAdmission: headroom past m_buffer_cell_limit_sp
+      true;  // UpdateIngressAdmission: headroom past m_buffer_cell_limit_sp
+  // switch-mmu.cc CheckEgressAdmission, checked first: an egress queue's bytes past
+  // m_q_min_cell (1 + MTU) against EgressAlpha 1 x (the buffer less 8 MTUs per port, less
+  // what the egress pool holds).
+  c.pfc.egress_alpha = 1.0;
+  c.pfc.egress_queue_min_bytes = 1 + 1048;
   c.pfc.headroom_delay_factor = 2;  // rate * delay * 2 + 2 * MTU
   c.pfc.headroom_mtus = 2;
   c.pfc.pause_ahead_of_control = false;  // qbb-net-device.cc SendPfc: FIFO in queue 0

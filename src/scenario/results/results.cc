@@ -156,6 +156,13 @@ nlohmann::json make_summary(const ScenarioConfig& c, Experiment& exp, const RunS
       j["pfc_lapse_drops_by_layer"][layer_name(l)] =
           nc.lapse_drops_by_layer[static_cast<size_t>(l)];
   }
+  if (exp.spec().network.switch_config.pfc.egress_alpha > 0) {
+    j["egress_threshold_drops"] = nc.egress_threshold_drops();
+    j["egress_threshold_drop_bytes"] = nc.egress_threshold_drop_bytes;
+    for (const Layer l : {Layer::kEdge, Layer::kAggregation, Layer::kCore})
+      j["egress_threshold_drops_by_layer"][layer_name(l)] =
+          nc.egress_threshold_drops_by_layer[static_cast<size_t>(l)];
+  }
   j["pfc_pause_frames"] = nc.pause_frames;
   j["pfc_resume_frames"] = nc.resume_frames;
   std::map<std::string, uint64_t> by_layer = {{"edge", 0}, {"aggregation", 0}, {"core", 0}};

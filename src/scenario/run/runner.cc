@@ -94,13 +94,23 @@ std::vector<std::string> run_notes(const nlohmann::json& s, const TransportConfi
         "{} packets ({:.1f} MB) were lost where a PAUSE ran out while its ingress still needed it "
         "(edge {}, aggregation {}, core {} switches): fc.pause_style: per_packet sends a 5 us "
         "PAUSE per packet with no refresh, as ConWeave-ns3 does, and loses what overflows "
-        "the headroom after (the fork loses more, at an egress threshold rocelab does not "
-        "model: docs/validation.md). They are not in drops; fc.pause_style: standard gives "
-        "802.1Qbb's PFC, which loses nothing.",
+        "the headroom after, as it does. They are not in drops; fc.pause_style: standard "
+        "gives 802.1Qbb's PFC, which loses nothing.",
         lapse_drops, static_cast<double>(s["pfc_lapse_drop_bytes"].get<uint64_t>()) / 1e6,
         by["edge"].get<uint64_t>(), by["aggregation"].get<uint64_t>(), by["core"].get<uint64_t>()));
   }
-  if (timeouts > 0 && s["drops"].get<uint64_t>() == 0 && lapse_drops == 0 &&
+  const uint64_t egress_drops = s.value("egress_threshold_drops", uint64_t{0});
+  if (egress_drops > 0) {
+    const nlohmann::json& by = s["egress_threshold_drops_by_layer"];
+    notes.push_back(fmt::format(
+        "{} packets ({:.1f} MB) were dropped by an egress queue's dynamic threshold (edge {}, "
+        "aggregation {}, core {} switches): fc.egress_alpha checks each packet at its "
+        "egress queue before its ingress, as ConWeave-ns3's switch does, and PFC does not "
+        "stop that loss. They are not in drops; fc.egress_alpha: 0 turns the check off.",
+        egress_drops, static_cast<double>(s["egress_threshold_drop_bytes"].get<uint64_t>()) / 1e6,
+        by["edge"].get<uint64_t>(), by["aggregation"].get<uint64_t>(), by["core"].get<uint64_t>()));
+  }
+  if (timeouts > 0 && s["drops"].get<uint64_t>() == 0 && lapse_drops == 0 && egress_drops == 0 &&
       s["bitmap_drops"].get<uint64_t>() == 0 && s["ooo_window_drops"].get<uint64_t>() == 0 &&
       s["out_of_order_packets"].get<uint64_t>() == 0 && !fault_losses) {
     notes.push_back(fmt::format(
