@@ -14,7 +14,10 @@ namespace rocelab {
 
 namespace {
 const std::array<std::string, 3> kSubRtt = {"better_late", "immediate", "never"};
-const std::array<std::string, 3> kRttReroute = {"every_packet", "when_not_noncongested", "never"};
+// Indices: rtt_reroute_ (0 every packet, 1 off a path not non-congested, 2 never, 3 off a
+// congested path).
+const std::array<std::string, 4> kRttReroute = {"every_packet", "when_not_noncongested", "never",
+                                                "when_congested"};
 constexpr uint32_t kMaxPaths = 4096;  // 12-bit path IDs (§IV-A)
 constexpr int64_t kNoAlternativeDelay = INT64_MAX / 4;
 }  // namespace
@@ -46,9 +49,10 @@ void ProteusSchemeConfig::describe(ParamVisitor& v) {
          "t_td loses the sojourn time at every switch (CST, §III-A-2); false: only where the "
          "packet waited through a pause (Alg. 2 lines 5-7)");
   v.choice("rtt_reroute", cfg.rtt_reroute, kRttReroute,
-           "when Alg. 1 may move an existing flow: every_packet (the algorithm), "
-           "when_not_noncongested (the prose: \"the current path is congested\"), or never (an "
-           "ablation: what RTT-level rerouting is worth)");
+           "when Alg. 1 may move an existing flow: every_packet (the algorithm, and §IV-A), "
+           "when_not_noncongested or when_congested (§III-B-1's \"the current path is "
+           "congested\", read as any class but Table II's non-congested, or as its congested "
+           "class only), or never (an ablation: what RTT-level rerouting is worth)");
 }
 
 std::unique_ptr<LoadBalancer> ProteusSchemeConfig::build(const SwitchView& sw) const {
@@ -272,10 +276,12 @@ uint32_t Proteus::rtt_level_choice(Pair& pr, FlowEntry& e, bool fresh_flow, Time
   if (rtt_reroute_ == 2) return current;
   const bool current_known = fresh(pr, current, now);
   const int64_t current_delay = current_known ? pr.delay_ps[current] : pr.base_ps;
-  if (rtt_reroute_ == 1 &&
-      classify(current_delay, current_known ? pr.util_permille[current] / 1000.0 : 0, pr.rtt_low_ps,
-               cfg_.util_full) == PathClass::kNonCongested)
-    return current;
+  auto current_class = [&] {
+    return classify(current_delay, current_known ? pr.util_permille[current] / 1000.0 : 0,
+                    pr.rtt_low_ps, cfg_.util_full);
+  };
+  if (rtt_reroute_ == 1 && current_class() == PathClass::kNonCongested) return current;
+  if (rtt_reroute_ == 3 && current_class() != PathClass::kCongested) return current;
   // Lines 6-7: paths faster than the current one by less than the packet gap. A path
   // without a current report has no known delay and cannot be shown to keep order.
   const Delta gap = now - e.last_seen;
@@ -296,6 +302,7 @@ uint32_t Proteus::rtt_level_choice(Pair& pr, FlowEntry& e, bool fresh_flow, Time
   if (!any_active) return current;
   const uint32_t path = select_path(views_, allowed_, rng_);  // line 8
   ++rtt_reroutes_;
+  ++rtt_reroutes_from_[static_cast<size_t>(current_class())];
   if (pr.last_move_path == path && now - pr.last_move_at < period_)
     ++moves_same_path_within_period_;
   pr.last_move_path = path;
@@ -566,6 +573,13 @@ void Proteus::add_stats(std::vector<Stat>& out) const {
   out.push_back({"proteus_rtt_reroutes_same_path_within_period",
                  static_cast<double>(moves_same_path_within_period_)});
   out.push_back({"proteus_rtt_reroutes", static_cast<double>(rtt_reroutes_)});
+  // By the class (Table II) of the path each move left.
+  out.push_back(
+      {"proteus_rtt_reroutes_from_noncongested", static_cast<double>(rtt_reroutes_from_[0])});
+  out.push_back(
+      {"proteus_rtt_reroutes_from_undetermined", static_cast<double>(rtt_reroutes_from_[1])});
+  out.push_back(
+      {"proteus_rtt_reroutes_from_congested", static_cast<double>(rtt_reroutes_from_[2])});
   out.push_back({"proteus_subrtt_reroutes", static_cast<double>(subrtt_reroutes_)});
   out.push_back({"proteus_downstream_reroutes", static_cast<double>(downstream_reroutes_)});
   out.push_back({"proteus_subrtt_waits", static_cast<double>(subrtt_waits_)});

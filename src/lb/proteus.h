@@ -196,6 +196,7 @@ class Proteus final : public LoadBalancer, public EventHandler {
   std::vector<ProteusPathView> views_;
   std::vector<uint8_t> allowed_;
   uint64_t new_flows_ = 0, rtt_reroutes_ = 0, subrtt_reroutes_ = 0, subrtt_waits_ = 0;
+  std::array<uint64_t, 3> rtt_reroutes_from_{};  // by PathClass of the path left
   uint64_t same_path_within_period_ = 0, moves_same_path_within_period_ = 0;
   uint64_t no_alternative_same_uplink_ = 0;
   uint64_t downstream_reroutes_ = 0, kickouts_ = 0, no_alternative_ = 0;

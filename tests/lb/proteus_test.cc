@@ -4,6 +4,8 @@
 // out until the pause ends.
 #include <gtest/gtest.h>
 
+#include <array>
+
 #include "lb/proteus.h"
 #include "net/switch_node.h"
 #include "scenario/build/scenario_build.h"
@@ -235,6 +237,36 @@ TEST(ProteusScenario, RerouteDownstreamInAFatTree) {
   EXPECT_GT(better_moves, 10);
   EXPECT_EQ(never_moves, 0);
   EXPECT_LT(better, never - 100);
+}
+
+// §III-B-1 against Alg. 1 (issue 55): each reading of when a flow may move, by the class
+// (Table II) of the path each move left. Every packet: moves leave paths of any class;
+// when_not_noncongested: never a non-congested one; when_congested: only congested ones.
+TEST(ProteusAlg1, EachTriggerReadingMovesOnlyOffThePathsItNames) {
+  auto moves_from = [](const std::string& reading) {
+    ScenarioConfig c =
+        load_scenario(std::string(ROCELAB_SOURCE_DIR) + "/scenarios/default.yaml",
+                      {"lb=proteus", "workloads.0.stop=1ms", "lb.rtt_reroute=" + reading});
+    Experiment exp(build_experiment(c));
+    test::run_checked(exp);
+    return std::array<double, 3>{test::lb_stat(exp, "proteus_rtt_reroutes_from_noncongested"),
+                                 test::lb_stat(exp, "proteus_rtt_reroutes_from_undetermined"),
+                                 test::lb_stat(exp, "proteus_rtt_reroutes_from_congested")};
+  };
+  const auto every = moves_from("every_packet");
+  const auto not_non = moves_from("when_not_noncongested");
+  const auto congested = moves_from("when_congested");
+  std::printf(
+      "moves from non-congested / undetermined / congested paths: every packet %.0f / "
+      "%.0f / %.0f; when_not_noncongested %.0f / %.0f / %.0f; when_congested %.0f / "
+      "%.0f / %.0f\n",
+      every[0], every[1], every[2], not_non[0], not_non[1], not_non[2], congested[0], congested[1],
+      congested[2]);
+  EXPECT_GT(every[0], 0) << "Alg. 1 as written moves flows off uncongested paths";
+  EXPECT_EQ(not_non[0], 0);
+  EXPECT_GT(not_non[1] + not_non[2], 0);
+  EXPECT_EQ(congested[0], 0);
+  EXPECT_EQ(congested[1], 0);
 }
 
 // The invariants under PFC on a loaded fabric: nothing dropped, every flow done, the run
