@@ -53,6 +53,9 @@ void MpRdmaPath::fold_lanes() {
         into.max_ack_opening = std::max(into.max_ack_opening, from.max_ack_opening);
         into.acks_over_burst_limit += from.acks_over_burst_limit;
         into.recovery_openings_over_limit += from.recovery_openings_over_limit;
+        into.acks += from.acks;
+        into.cwnd_millipackets_sum += from.cwnd_millipackets_sum;
+        into.inflight_packets_sum += from.inflight_packets_sum;
       },
       {});
 }
@@ -124,6 +127,12 @@ void MpRdmaPath::on_feedback(FlowId f, const Packet& p) {
     on_ack(fs, p);
   update_window(f, fs);
   count_opening(f, p, window_before, in_flight_before, in_recovery);
+  if (p.type == PacketType::kAck) {  // the window each ACK leaves against what was in flight
+    Counters& c = counters_.local();
+    ++c.acks;
+    c.cwnd_millipackets_sum += static_cast<uint64_t>(std::llround(fs.cwnd * 1000));
+    c.inflight_packets_sum += in_flight_before / mtu_;
+  }
 }
 
 void MpRdmaPath::on_nak(FlowState& fs, const Packet& p) {
@@ -258,6 +267,12 @@ void MpRdmaPath::add_stats(std::vector<SchemeStat>& out) const {
                  static_cast<double>(counters_.merged().acks_over_burst_limit)});
   out.push_back({"mprdma_recovery_openings_over_burst_limit",
                  static_cast<double>(counters_.merged().recovery_openings_over_limit)});
+  const Counters& c = counters_.merged();
+  const double acks = static_cast<double>(std::max<uint64_t>(1, c.acks));
+  out.push_back({"mprdma_mean_cwnd_packets",
+                 static_cast<double>(c.cwnd_millipackets_sum) / 1000 / acks, true});
+  out.push_back(
+      {"mprdma_mean_inflight_packets", static_cast<double>(c.inflight_packets_sum) / acks, true});
 }
 
 }  // namespace rocelab

@@ -50,6 +50,11 @@ class MpRdmaPath final : public HostPathPolicy {
     uint64_t max_ack_opening = 0;
     uint64_t acks_over_burst_limit = 0;
     uint64_t recovery_openings_over_limit = 0;
+    // At each ACK (not NAK): cwnd in thousandths of a packet and the whole packets in
+    // flight before it, summed (integers: the same sums in any order of lanes).
+    uint64_t acks = 0;
+    uint64_t cwnd_millipackets_sum = 0;
+    uint64_t inflight_packets_sum = 0;
   };
 
   void attach(RdmaTransport& transport) override;

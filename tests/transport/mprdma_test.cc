@@ -134,6 +134,26 @@ TEST(MpRdma, BurstLimitOfTwoPerAckBindsOnlyInLossRecovery) {
 // once), go-back-N resends packets the receiver already has; their duplicate ACKs free no
 // new packet and must not widen the window (they did: inflation reached hundreds, and
 // each overflow fed the next).
+// The window each ACK leaves against the packets in flight (issue 55: "slow start lets its
+// window run to 769 packets while 80 are in flight"): slow start's window runs far past what
+// is in flight; congestion avoidance from the start keeps it nearer.
+TEST(MpRdma, SlowStartsWindowRunsFarAheadOfWhatIsInFlight) {
+  const Outcome ca = run("mprdma", "bitmap", "none");
+  const Outcome ss = run("mprdma", "bitmap", "none", /*slow_start=*/true);
+  auto mean = [](uint64_t sum, const MpRdmaPath::Counters& c) {
+    return static_cast<double>(sum) / static_cast<double>(c.acks);
+  };
+  const double ss_cwnd = mean(ss.counters.cwnd_millipackets_sum, ss.counters) / 1000;
+  const double ss_inflight = mean(ss.counters.inflight_packets_sum, ss.counters);
+  const double ca_cwnd = mean(ca.counters.cwnd_millipackets_sum, ca.counters) / 1000;
+  const double ca_inflight = mean(ca.counters.inflight_packets_sum, ca.counters);
+  std::printf("mean cwnd / in flight at an ACK: slow start %.1f / %.1f, without %.1f / %.1f\n",
+              ss_cwnd, ss_inflight, ca_cwnd, ca_inflight);
+  ASSERT_GT(ss.counters.acks, 1000u);
+  EXPECT_GT(ss_cwnd, 2 * ss_inflight);
+  EXPECT_LT(ca_cwnd, ss_cwnd);
+}
+
 TEST(MpRdma, DuplicateAcksAfterABitmapOverflowDoNotWidenTheWindow) {
   ExperimentSpec spec;
   spec.topology = test::small_leaf_spine(2, 4, 4);
