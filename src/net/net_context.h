@@ -23,26 +23,31 @@
 
 namespace rocelab {
 
+// Frames a preset's model loses on purpose, by the layer of the switch that lost them.
+struct LossByLayer {
+  std::array<uint64_t, 4> frames{};  // by Layer
+  uint64_t bytes = 0;
+  void count(Layer layer, uint32_t wire_bytes) {
+    ++frames[static_cast<size_t>(layer) & 3];
+    bytes += wire_bytes;
+  }
+  uint64_t total() const { return frames[0] + frames[1] + frames[2] + frames[3]; }
+  uint64_t at(Layer layer) const { return frames[static_cast<size_t>(layer) & 3]; }
+  void add(const LossByLayer& o) {
+    for (size_t l = 0; l < frames.size(); ++l) frames[l] += o.frames[l];
+    bytes += o.bytes;
+  }
+};
+
 struct NetCounters {
   uint64_t drops = 0;      // data packets (and ACK/NAK under ack_queue: data) dropped by an MMU
   uint64_t ack_drops = 0;  // the ACK/NAK frames among them
   uint64_t drop_bytes = 0;
-  // Frames lost because a PAUSE ran out while its ingress still needed it (FlowControl::
-  // why_refused): not in `drops`. By the layer of the switch that lost them.
-  std::array<uint64_t, 4> lapse_drops_by_layer{};
-  uint64_t lapse_drop_bytes = 0;
-  uint64_t lapse_drops() const {
-    return lapse_drops_by_layer[0] + lapse_drops_by_layer[1] + lapse_drops_by_layer[2] +
-           lapse_drops_by_layer[3];
-  }
-  // Frames an egress queue's dynamic threshold refused (PfcConfig::egress_alpha): not in
-  // `drops` either. By the switch's layer.
-  std::array<uint64_t, 4> egress_threshold_drops_by_layer{};
-  uint64_t egress_threshold_drop_bytes = 0;
-  uint64_t egress_threshold_drops() const {
-    return egress_threshold_drops_by_layer[0] + egress_threshold_drops_by_layer[1] +
-           egress_threshold_drops_by_layer[2] + egress_threshold_drops_by_layer[3];
-  }
+  // Not in `drops` (FlowControl::why_refused): frames lost because a PAUSE ran out while
+  // its ingress still needed it, and frames an egress queue's dynamic threshold refused
+  // (PfcConfig::egress_alpha).
+  LossByLayer lapse_drops;
+  LossByLayer egress_threshold_drops;
   uint64_t pause_frames = 0;   // XOFF frames generated, all switches
   uint64_t resume_frames = 0;  // XON frames generated
   uint64_t ecn_marks = 0;

@@ -170,12 +170,8 @@ void NetCounters::add(const NetCounters& o) {
   drops += o.drops;
   ack_drops += o.ack_drops;
   drop_bytes += o.drop_bytes;
-  for (size_t l = 0; l < lapse_drops_by_layer.size(); ++l)
-    lapse_drops_by_layer[l] += o.lapse_drops_by_layer[l];
-  lapse_drop_bytes += o.lapse_drop_bytes;
-  for (size_t l = 0; l < egress_threshold_drops_by_layer.size(); ++l)
-    egress_threshold_drops_by_layer[l] += o.egress_threshold_drops_by_layer[l];
-  egress_threshold_drop_bytes += o.egress_threshold_drop_bytes;
+  lapse_drops.add(o.lapse_drops);
+  egress_threshold_drops.add(o.egress_threshold_drops);
   pause_frames += o.pause_frames;
   resume_frames += o.resume_frames;
   ecn_marks += o.ecn_marks;

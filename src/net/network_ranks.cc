@@ -24,12 +24,11 @@ void read_vector(ByteReader& in, std::vector<T>& v) {
 }  // namespace
 
 void NetCounters::write(ByteWriter& out) const {
-  for (const uint64_t v :
-       {drops, ack_drops, drop_bytes, pause_frames, resume_frames, ecn_marks, cnps_suppressed,
-        stale_lb_choices, lapse_drop_bytes, egress_threshold_drop_bytes})
+  for (const uint64_t v : {drops, ack_drops, drop_bytes, pause_frames, resume_frames, ecn_marks,
+                           cnps_suppressed, stale_lb_choices})
     out.put(v);
-  out.put(lapse_drops_by_layer);
-  out.put(egress_threshold_drops_by_layer);
+  out.put(lapse_drops);
+  out.put(egress_threshold_drops);
   write_vector(out, pause_frames_by_node);
   write_vector(out, hol_blocked_flows);
   write_vector(out, fault_flows);
@@ -38,12 +37,11 @@ void NetCounters::write(ByteWriter& out) const {
 }
 
 void NetCounters::read(ByteReader& in) {
-  for (uint64_t* v :
-       {&drops, &ack_drops, &drop_bytes, &pause_frames, &resume_frames, &ecn_marks,
-        &cnps_suppressed, &stale_lb_choices, &lapse_drop_bytes, &egress_threshold_drop_bytes})
+  for (uint64_t* v : {&drops, &ack_drops, &drop_bytes, &pause_frames, &resume_frames, &ecn_marks,
+                      &cnps_suppressed, &stale_lb_choices})
     *v = in.get<uint64_t>();
-  lapse_drops_by_layer = in.get<std::array<uint64_t, 4>>();
-  egress_threshold_drops_by_layer = in.get<std::array<uint64_t, 4>>();
+  lapse_drops = in.get<LossByLayer>();
+  egress_threshold_drops = in.get<LossByLayer>();
   read_vector(in, pause_frames_by_node);
   read_vector(in, hol_blocked_flows);
   read_vector(in, fault_flows);

@@ -118,13 +118,10 @@ bool Switch::admit(Packet& p, PortId in_port, PortId out) {
   if (!fc_->admit(in_port, out, p)) {
     NetCounters& c = ctx_.counters();
     const auto why = fc_->why_refused(in_port, p);
-    const size_t layer_index = static_cast<size_t>(layer()) & 3;
     if (why == FlowControl::Refusal::kPauseLapse) {
-      ++c.lapse_drops_by_layer[layer_index];
-      c.lapse_drop_bytes += p.wire_bytes;
+      c.lapse_drops.count(layer(), p.wire_bytes);
     } else if (why == FlowControl::Refusal::kEgressThreshold) {
-      ++c.egress_threshold_drops_by_layer[layer_index];
-      c.egress_threshold_drop_bytes += p.wire_bytes;
+      c.egress_threshold_drops.count(layer(), p.wire_bytes);
     } else {
       ++c.drops;
       if (p.type != PacketType::kData) ++c.ack_drops;

@@ -184,6 +184,11 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   // expected one (transport.ooo_window: one BDP by default, as IRN sizes its bitmap);
   // UINT64_MAX: no bound.
   uint64_t ooo_window_packets(FlowId f) const;
+  // Out-of-order data `p` lies beyond its receiver's window (p above r.rcv_nxt).
+  bool beyond_ooo_window(const ReceiverState& r, const Packet& p) const {
+    const uint64_t mtu = ctx_.wire.mtu_payload_bytes;
+    return p.seq / mtu - r.rcv_nxt / mtu >= ooo_window_packets(p.flow);
+  }
   CongestionControl& cc() { return *cc_; }
   const HostPathPolicy& path_policy() const { return *path_; }
   const LossRecovery& recovery() const { return *recovery_; }

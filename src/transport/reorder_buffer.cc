@@ -12,7 +12,7 @@ void ReorderBuffer::attach(RdmaTransport& transport) {
 void ReorderBuffer::on_out_of_order(ReceiverState& r, const Packet& p) {
   // Beyond the window (transport.ooo_window): dropped and NAKed, and the sender goes back
   // to the hole, as a NIC without room for it would.
-  if (p.seq / mtu_ - r.rcv_nxt / mtu_ >= transport_->ooo_window_packets(p.flow)) [[unlikely]] {
+  if (transport_->beyond_ooo_window(r, p)) [[unlikely]] {
     ++transport_->mutable_counters().ooo_window_drops;
     transport_->nak_go_back(r, p);
     return;

@@ -19,7 +19,7 @@ void SelectiveRepeat::add_flow(FlowId f) {
 // the receiver's bitmap (§3.3: one BDP) it is dropped, and the NAK reports no packet held:
 // the sender resends it as a hole once a later one is selectively acked, or at the timer.
 void SelectiveRepeat::on_out_of_order(ReceiverState& r, const Packet& p) {
-  if (p.seq / mtu_ - r.rcv_nxt / mtu_ >= transport_->ooo_window_packets(p.flow)) [[unlikely]] {
+  if (transport_->beyond_ooo_window(r, p)) [[unlikely]] {
     ++transport_->mutable_counters().ooo_window_drops;
     transport_->send_nak(p, r.rcv_nxt, kNoSack);
     return;

@@ -45,9 +45,9 @@ Outcome run_burst(std::vector<std::string> sets, bool egress_threshold = false) 
   exp.drain();
   const NetCounters& nc = exp.network().counters();
   o.drops = nc.drops;
-  o.lapse_drops = nc.lapse_drops();
-  o.lapse_at_edge = nc.lapse_drops_by_layer[static_cast<size_t>(Layer::kEdge)];
-  o.egress_threshold_drops = nc.egress_threshold_drops();
+  o.lapse_drops = nc.lapse_drops.total();
+  o.lapse_at_edge = nc.lapse_drops.at(Layer::kEdge);
+  o.egress_threshold_drops = nc.egress_threshold_drops.total();
   o.invariants = exp.check_invariants();
   return o;
 }

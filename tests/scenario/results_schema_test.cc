@@ -59,8 +59,8 @@ nlohmann::json run_faults(const std::filesystem::path& dir) {
       {"events=[{type: link_down, a: leaf0, b: spine0, at: 20us, until: 60us}, "
        "{type: nic_stall, host: h1, at: 10us, until: 40us}]",
        "faults.pfc_watchdog={enabled: true, detection_time: 5us, restoration_time: 5us}",
-       "faults.detection_delay=10us", "outputs.timeseries_interval=0",
-       "fc.pause_style=per_packet", "fc.egress_alpha=1"});
+       "faults.detection_delay=10us", "outputs.timeseries_interval=0", "fc.pause_style=per_packet",
+       "fc.egress_alpha=1"});
   RunOptions o;
   o.quiet = true;
   o.out_dir = dir.string();

@@ -148,21 +148,18 @@ nlohmann::json make_summary(const ScenarioConfig& c, Experiment& exp, const RunS
   const NetCounters& nc = net.counters();
   j["drops"] = nc.drops;
   j["ack_drops"] = nc.ack_drops;
-  // Only the ConWeave-ns3 pause style lets a PAUSE run out while its ingress needs it.
-  if (net.context().pfc_pause.style == PfcPauseStyle::kPerPacket) {
-    j["pfc_lapse_drops"] = nc.lapse_drops();
-    j["pfc_lapse_drop_bytes"] = nc.lapse_drop_bytes;
-    for (const Layer l : {Layer::kEdge, Layer::kAggregation, Layer::kCore})
-      j["pfc_lapse_drops_by_layer"][layer_name(l)] =
-          nc.lapse_drops_by_layer[static_cast<size_t>(l)];
-  }
-  if (exp.spec().network.switch_config.pfc.egress_alpha > 0) {
-    j["egress_threshold_drops"] = nc.egress_threshold_drops();
-    j["egress_threshold_drop_bytes"] = nc.egress_threshold_drop_bytes;
-    for (const Layer l : {Layer::kEdge, Layer::kAggregation, Layer::kCore})
-      j["egress_threshold_drops_by_layer"][layer_name(l)] =
-          nc.egress_threshold_drops_by_layer[static_cast<size_t>(l)];
-  }
+  // Only the ConWeave-ns3 pause style lets a PAUSE run out while its ingress needs it, and
+  // only an egress_alpha checks egress queues.
+  auto losses = [&](const std::string& stem, const LossByLayer& l) {
+    j[stem + "s"] = l.total();
+    j[stem + "_bytes"] = l.bytes;
+    for (const Layer layer : {Layer::kEdge, Layer::kAggregation, Layer::kCore})
+      j[stem + "s_by_layer"][layer_name(layer)] = l.at(layer);
+  };
+  if (net.context().pfc_pause.style == PfcPauseStyle::kPerPacket)
+    losses("pfc_lapse_drop", nc.lapse_drops);
+  if (exp.spec().network.switch_config.pfc.egress_alpha > 0)
+    losses("egress_threshold_drop", nc.egress_threshold_drops);
   j["pfc_pause_frames"] = nc.pause_frames;
   j["pfc_resume_frames"] = nc.resume_frames;
   std::map<std::string, uint64_t> by_layer = {{"edge", 0}, {"aggregation", 0}, {"core", 0}};

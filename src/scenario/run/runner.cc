@@ -77,6 +77,22 @@ void print_progress(const std::string& label, Experiment& exp, Time end, double 
   std::fflush(stderr);
 }
 
+// A loss a preset's model makes on purpose (summary keys `<stem>s`, `<stem>_bytes`,
+// `<stem>s_by_layer`): a note saying how many, where and why. Returns how many.
+uint64_t preset_loss_note(const nlohmann::json& s, const std::string& stem, const char* what,
+                          const char* why, std::vector<std::string>& notes) {
+  const uint64_t n = s.value(stem + "s", uint64_t{0});
+  if (n == 0) return 0;
+  const nlohmann::json& by = s[stem + "s_by_layer"];
+  notes.push_back(
+      fmt::format("{} packets ({:.1f} MB) {} (edge {}, aggregation {}, core {} "
+                  "switches): {}",
+                  n, static_cast<double>(s[stem + "_bytes"].get<uint64_t>()) / 1e6, what,
+                  by["edge"].get<uint64_t>(), by["aggregation"].get<uint64_t>(),
+                  by["core"].get<uint64_t>(), why));
+  return n;
+}
+
 // A timeout in a run that lost nothing and saw nothing out of order fired only because the
 // data or its ACK waited longer than the timer in a queue: what it resent is needless
 // traffic the user should know about (a timer shorter than the fabric's queueing, as a
@@ -87,29 +103,18 @@ std::vector<std::string> run_notes(const nlohmann::json& s, const TransportConfi
   const bool fault_losses =
       s.contains("faults") && (s["faults"]["lost_data_packets"].get<uint64_t>() > 0 ||
                                s["faults"]["lost_control_frames"].get<uint64_t>() > 0);
-  const uint64_t lapse_drops = s.value("pfc_lapse_drops", uint64_t{0});
-  if (lapse_drops > 0) {
-    const nlohmann::json& by = s["pfc_lapse_drops_by_layer"];
-    notes.push_back(fmt::format(
-        "{} packets ({:.1f} MB) were lost where a PAUSE ran out while its ingress still needed it "
-        "(edge {}, aggregation {}, core {} switches): fc.pause_style: per_packet sends a 5 us "
-        "PAUSE per packet with no refresh, as ConWeave-ns3 does, and loses what overflows "
-        "the headroom after, as it does. They are not in drops; fc.pause_style: standard "
-        "gives 802.1Qbb's PFC, which loses nothing.",
-        lapse_drops, static_cast<double>(s["pfc_lapse_drop_bytes"].get<uint64_t>()) / 1e6,
-        by["edge"].get<uint64_t>(), by["aggregation"].get<uint64_t>(), by["core"].get<uint64_t>()));
-  }
-  const uint64_t egress_drops = s.value("egress_threshold_drops", uint64_t{0});
-  if (egress_drops > 0) {
-    const nlohmann::json& by = s["egress_threshold_drops_by_layer"];
-    notes.push_back(fmt::format(
-        "{} packets ({:.1f} MB) were dropped by an egress queue's dynamic threshold (edge {}, "
-        "aggregation {}, core {} switches): fc.egress_alpha checks each packet at its "
-        "egress queue before its ingress, as ConWeave-ns3's switch does, and PFC does not "
-        "stop that loss. They are not in drops; fc.egress_alpha: 0 turns the check off.",
-        egress_drops, static_cast<double>(s["egress_threshold_drop_bytes"].get<uint64_t>()) / 1e6,
-        by["edge"].get<uint64_t>(), by["aggregation"].get<uint64_t>(), by["core"].get<uint64_t>()));
-  }
+  const uint64_t lapse_drops = preset_loss_note(
+      s, "pfc_lapse_drop", "were lost where a PAUSE ran out while its ingress still needed it",
+      "fc.pause_style: per_packet sends a 5 us PAUSE per packet with no refresh, as "
+      "ConWeave-ns3 does, and loses what overflows the headroom after, as it does. They are not "
+      "in drops; fc.pause_style: standard gives 802.1Qbb's PFC, which loses nothing.",
+      notes);
+  const uint64_t egress_drops = preset_loss_note(
+      s, "egress_threshold_drop", "were dropped by an egress queue's dynamic threshold",
+      "fc.egress_alpha checks each packet at its egress queue before its ingress, as "
+      "ConWeave-ns3's switch does, and PFC does not stop that loss. They are not in drops; "
+      "fc.egress_alpha: 0 turns the check off.",
+      notes);
   if (timeouts > 0 && s["drops"].get<uint64_t>() == 0 && lapse_drops == 0 && egress_drops == 0 &&
       s["bitmap_drops"].get<uint64_t>() == 0 && s["ooo_window_drops"].get<uint64_t>() == 0 &&
       s["out_of_order_packets"].get<uint64_t>() == 0 && !fault_losses) {
