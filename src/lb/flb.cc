@@ -19,6 +19,7 @@ namespace rocelab {
 namespace {
 // In the order of Flb::Guard.
 const std::array<std::string, 4> kGuards = {"literal", "departed", "idle", "never"};
+const std::array<std::string, 2> kRcN = {"entries", "recent"};
 
 Flb::Guard guard_named(const std::string& name) {
   const auto it = std::find(kGuards.begin(), kGuards.end(), name);
@@ -62,6 +63,13 @@ void FlbSchemeConfig::describe(ParamVisitor& v) {
   v.duration("age_tick", cfg.age_tick, Delta::zero(), Delta::max(),
              "Alg. 1's gap from an 8-bit aging counter with this tick (§3.4), at least "
              "(ticks - 1) x tick; 0 = exact arrival times");
+  v.choice("rc_n", cfg.rc_n, kRcN,
+           "what the n of a CNM counts (RC's C/n): entries: the port's congested-flow entries, "
+           "each kept until idle for flow_timeout (§3.1); recent: those hit within rc_n_window "
+           "or held by a congestion CNM");
+  v.duration("rc_n_window", cfg.rc_n_window, Delta::zero(), Delta::max(),
+             "rc_n: recent counts entries hit this recently; 0 = isolation_recompute (§3.2's "
+             "periodic check)");
   v.require(cfg.isolation_threshold_bytes == 0 || cfg.isolation_threshold_buffer_fraction == 0,
             "isolation_threshold", "give isolation_threshold or its buffer fraction, not both");
 }
@@ -83,7 +91,9 @@ Flb::Flb(const SwitchView& sw, const FlbConfig& cfg)
       handler_(sw.sim().add_handler(this, sw.id().index())),
       self_edge_(sw.routing().edge_index(sw.id().index())),
       table_(cfg.hardware_table, cfg.hardware_entries, cfg.flow_timeout),
-      guard_(guard_named(cfg.reroute_guard)) {
+      guard_(guard_named(cfg.reroute_guard)),
+      rc_n_recent_(cfg.rc_n == "recent"),
+      rc_n_window_(cfg.rc_n_window > Delta::zero() ? cfg.rc_n_window : cfg.isolation_recompute) {
   RandomStream clock_rng(sw_.seed(), "flb-clock", sw.id().index());
   clock_offset_ = Delta{
       static_cast<int64_t>(clock_rng.uniform() * static_cast<double>(cfg.clock_offset_max.ps))};

@@ -60,6 +60,13 @@ struct FlbConfig {
   // Alg. 1's gap from §3.4's 8-bit aging counter, incremented every tick: the gap is at
   // least (ticks - 1) x tick. 0 = the exact arrival times.
   Delta age_tick = Delta::zero();
+  // What RC's n counts at a congested port (§3.2 "the number of congested flows", §3.3):
+  //   entries: the port's congested-flow entries, each kept until idle for flow_timeout
+  //            (§3.1's timeout, which "also applies to the congested flow entries");
+  //   recent:  those of them hit within rc_n_window or paused by its congestion CNM, the
+  //            flows still sending into it.
+  std::string rc_n = "entries";
+  Delta rc_n_window = Delta::zero();  // 0: isolation_recompute, §3.2's periodic check
 };
 
 class FlbSchemeConfig final : public LbConfig {
@@ -171,8 +178,11 @@ class Flb final : public LoadBalancer, public EventHandler {
   void on_cnm(const Packet& p);
   void release_port(DsPort& dp, Time now);
   void sweep_congested_flows(Time now);
+  // `recent`: the port's entries hit within rc_n_window (counted beside n).
   void send_flow_cnm(const DsPort& dp, uint32_t key, DsPort::Flow& f, bool congested, uint32_t n,
-                     Time now);
+                     uint32_t recent, Time now);
+  uint32_t recent_flows(const DsPort& dp, Time now) const;
+  uint32_t rc_n(const DsPort& dp, Time now) const;
   void resize_isolation(uint32_t dst_edge);
   void assign_isolation_path(uint32_t key, Isolation& iso, const Pair& pr);
   void compute_thresholds();
@@ -222,6 +232,11 @@ class Flb final : public LoadBalancer, public EventHandler {
   // on_receive forgets it).
   FlbFlowEntry* routed_entry_ = nullptr;
   uint64_t held_stale_current_ = 0, held_not_departed_ = 0, held_uplink_busy_ = 0;
+  bool rc_n_recent_ = false;
+  Delta rc_n_window_;
+  // Over the CNMs sent: the n each carried, and how many of the port's entries had been
+  // hit within rc_n_window then (what n would be under rc_n: recent).
+  uint64_t rc_n_sum_ = 0, rc_n_recent_sum_ = 0;
   uint64_t reroutes_ = 0, cnms_sent_ = 0, isolations_ = 0, isolation_timeouts_ = 0, probes_ = 0;
   static constexpr uint32_t kIsolationTimerKind = 0;
   static constexpr uint32_t kCongestedFlowTimerKind = 1;

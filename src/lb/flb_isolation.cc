@@ -29,10 +29,10 @@ void Flb::check_isolation(const Packet& p, PortId in_port) {
              .emplace(key,
                       DsPort::Flow{p.flow, p.src, in_port, p.sport, p.nic_port, now, now, false})
              .first;
-    send_flow_cnm(dp, key, it->second, true, static_cast<uint32_t>(dp.flows.size()), now);
+    send_flow_cnm(dp, key, it->second, true, rc_n(dp, now), recent_flows(dp, now), now);
   } else if (!it->second.in_congestion || now - it->second.last_cnm >= cfg_.cnm_refresh) {
     it->second.in_port = in_port;
-    send_flow_cnm(dp, key, it->second, true, static_cast<uint32_t>(dp.flows.size()), now);
+    send_flow_cnm(dp, key, it->second, true, rc_n(dp, now), recent_flows(dp, now), now);
   }
   if (!ds_timer_.armed())
     sw_.sim().arm(ds_timer_, now + cfg_.isolation_recompute, handler_, kCongestedFlowTimerKind);
@@ -52,8 +52,8 @@ void Flb::on_dequeue(const SwitchView&, Packet& p, PortId port_id, size_t queue)
 // with n = how many there are (FLB+RC resumes them at C/n, §3.3).
 void Flb::release_port(DsPort& dp, Time now) {
   dp.congested = false;
-  const uint32_t n = static_cast<uint32_t>(dp.flows.size());
-  for (auto& [key, f] : dp.flows) send_flow_cnm(dp, key, f, false, n, now);
+  const uint32_t n = rc_n(dp, now), recent = recent_flows(dp, now);
+  for (auto& [key, f] : dp.flows) send_flow_cnm(dp, key, f, false, n, recent, now);
   dp.n_notified = n;
 }
 
@@ -68,21 +68,40 @@ void Flb::sweep_congested_flows(Time now) {
     if (dp.congested) continue;  // paused flows send nothing; keep them until released
     for (auto it = dp.flows.begin(); it != dp.flows.end();) {
       if (now - it->second.last_seen > cfg_.flow_timeout) {
-        const uint32_t left = static_cast<uint32_t>(dp.flows.size() - 1);
-        send_flow_cnm(dp, it->first, it->second, false, std::max<uint32_t>(left, 1), now);
+        // Its last CNM carries the n of the flows left (itself no longer counted).
+        DsPort::Flow gone = it->second;
+        const uint32_t key = it->first;
         it = dp.flows.erase(it);
+        send_flow_cnm(dp, key, gone, false, std::max<uint32_t>(rc_n(dp, now), 1),
+                      recent_flows(dp, now), now);
       } else {
         ++it;
       }
     }
-    if (!dp.flows.empty() && dp.flows.size() != dp.n_notified) release_port(dp, now);
+    if (!dp.flows.empty() && rc_n(dp, now) != dp.n_notified) release_port(dp, now);
   }
   if (any)
     sw_.sim().arm(ds_timer_, now + cfg_.isolation_recompute, handler_, kCongestedFlowTimerKind);
 }
 
+// The port's entries hit within rc_n_window, or held by its congestion CNM (RC paused
+// them: they cannot send): the flows still sending into it.
+uint32_t Flb::recent_flows(const DsPort& dp, Time now) const {
+  uint32_t n = 0;
+  for (const auto& [key, f] : dp.flows) n += f.in_congestion || now - f.last_seen <= rc_n_window_;
+  return n;
+}
+
+// RC's n for a CNM from this port (lb.rc_n); at least 1 while the port has an entry.
+uint32_t Flb::rc_n(const DsPort& dp, Time now) const {
+  if (!rc_n_recent_) return static_cast<uint32_t>(dp.flows.size());
+  return std::max<uint32_t>(recent_flows(dp, now), dp.flows.empty() ? 0 : 1);
+}
+
 void Flb::send_flow_cnm(const DsPort& dp, uint32_t key, DsPort::Flow& f, bool congested, uint32_t n,
-                        Time now) {
+                        uint32_t recent, Time now) {
+  rc_n_sum_ += n;
+  rc_n_recent_sum_ += recent;
   send_cnm(f, Cnm{congested, n, key, dp.congestion_point});
   f.in_congestion = congested;
   f.last_cnm = now;
@@ -230,6 +249,8 @@ void Flb::add_stats(std::vector<Stat>& out) const {
   out.push_back({"flb_held_not_departed", static_cast<double>(held_not_departed_)});
   out.push_back({"flb_held_uplink_busy", static_cast<double>(held_uplink_busy_)});
   out.push_back({"flb_cnms_sent", static_cast<double>(cnms_sent_)});
+  out.push_back({"flb_cnm_n_sum", static_cast<double>(rc_n_sum_)});
+  out.push_back({"flb_cnm_recent_flows_sum", static_cast<double>(rc_n_recent_sum_)});
   out.push_back({"flb_isolations", static_cast<double>(isolations_)});
   out.push_back({"flb_isolation_timeouts", static_cast<double>(isolation_timeouts_)});
   out.push_back({"flb_probes", static_cast<double>(probes_)});

@@ -361,5 +361,72 @@ TEST(FlbRc, CongestionCnmPausesAndReleaseResumesAtCOverN) {
   ctx.free_packet(cnm_id);
 }
 
+// lb.rc_n (§3.2's n): eight flows meet at one host port, four of 100 KB and four of 10 MB.
+// Once the short ones are done, the long ones share the port four ways. Under `entries`
+// the short flows' entries count in n until §3.1's 1 ms timeout, so the long flows keep
+// C/8; under `recent` the next periodic check (50 us) counts the four still sending and
+// the release CNM gives them C/4.
+struct RcNRun {
+  Time short_done;
+  std::vector<BitsPerSec> long_rates_after_300us, long_rates_after_1500us;
+  BitsPerSec line = 0;
+  double n_sum = 0, recent_sum = 0, cnms = 0;
+};
+
+RcNRun run_rc_n(const std::string& reading) {
+  ExperimentSpec spec;
+  spec.topology = test::small_leaf_spine(2, 2, 8);
+  spec.lb = "flb";
+  spec.cc = "rc";
+  auto cfg = std::make_shared<FlbSchemeConfig>();
+  cfg->cfg.rc_n = reading;
+  spec.lb_config = cfg;
+  for (uint32_t i = 0; i < 4; ++i) spec.flows.push_back(test::flow(i, 8, 10 * 1000 * 1000));
+  for (uint32_t i = 4; i < 8; ++i) spec.flows.push_back(test::flow(i, 8, 100 * 1000));
+  Experiment exp(spec);
+  RcNRun out;
+  out.line = exp.transport().line_rate_bps(FlowId(0));
+  Time t = Time::zero();
+  auto short_done = [&] {
+    size_t done = 0;
+    for (const auto& r : exp.transport().records())
+      done += r.size_bytes == 100 * 1000 && r.finished();
+    return done == 4;
+  };
+  while (!short_done()) {
+    t = t + Delta::from_us(10);
+    exp.run(t);
+  }
+  out.short_done = t;
+  exp.run(t + Delta::from_us(300));
+  for (uint32_t i = 0; i < 4; ++i)
+    out.long_rates_after_300us.push_back(exp.transport().rate_bps(FlowId(i)));
+  exp.run(t + Delta::from_us(1500));
+  for (uint32_t i = 0; i < 4; ++i)
+    out.long_rates_after_1500us.push_back(exp.transport().rate_bps(FlowId(i)));
+  test::run_checked(exp);
+  out.n_sum = test::lb_stat(exp, "flb_cnm_n_sum");
+  out.recent_sum = test::lb_stat(exp, "flb_cnm_recent_flows_sum");
+  out.cnms = test::lb_stat(exp, "flb_cnms_sent");
+  return out;
+}
+
+TEST(FlbRc, NCountsTheFlowsStillSendingUnderRecentAndEveryEntryUnderEntries) {
+  const RcNRun entries = run_rc_n("entries");
+  const RcNRun recent = run_rc_n("recent");
+  std::printf(
+      "short flows done at %.0f / %.0f us; mean n %.2f / %.2f, entries hit within 50 us "
+      "%.2f / %.2f\n",
+      entries.short_done.us(), recent.short_done.us(), entries.n_sum / entries.cnms,
+      recent.n_sum / recent.cnms, entries.recent_sum / entries.cnms,
+      recent.recent_sum / recent.cnms);
+  for (BitsPerSec r : entries.long_rates_after_300us)
+    EXPECT_EQ(r, entries.line / 8) << "the finished flows still count";
+  for (BitsPerSec r : entries.long_rates_after_1500us)
+    EXPECT_EQ(r, entries.line / 4) << "their entries timed out";
+  for (BitsPerSec r : recent.long_rates_after_300us) EXPECT_EQ(r, recent.line / 4);
+  EXPECT_GT(entries.n_sum, entries.recent_sum) << "entries counted flows that had stopped";
+}
+
 }  // namespace
 }  // namespace rocelab
