@@ -114,7 +114,9 @@ def pause_origins(run_dir):
 
 def mechanism_table(cells):
     print("### The mechanism at work (LBoDSN rows; per run, mean ± CI over seeds)\n")
-    keys = [("predictions", "lbodsn_predictions"), ("no flow >= F_cc", "lbodsn_no_congested_flow"),
+    keys = [("prediction episodes", "lbodsn_prediction_episodes"),
+            ("tries (per-packet retries)", "lbodsn_prediction_tries"),
+            ("no flow >= F_cc", "lbodsn_no_congested_flow"),
             ("FCNs (tag 1)", "lbodsn_fcns_sent"), ("before the port's PAUSE", "lbodsn_fcns_before_pause"),
             ("tag-0 FCNs", "lbodsn_clear_fcns_sent"), ("accepted", "lbodsn_reroutes"),
             ("flows moved (TAILs)", "lbodsn_tails"),

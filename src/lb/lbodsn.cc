@@ -21,6 +21,17 @@ const std::array<std::string, 2> kFlowPick = {"arriving", "largest"};
 const std::array<std::string, 3> kCnpFilter = {"probabilistic", "none", "all"};
 const std::array<std::string, 2> kThresholdOn = {"count", "average"};
 const std::array<std::string, 2> kReorderBuffers = {"switch", "outside"};
+const std::array<std::string, 3> kWatch = {"tor", "spine", "both"};
+
+// A switch that is not an edge watches only under lb.watch: spine | both, and only if some
+// port of it faces an edge switch (the first hop of a flow's path).
+bool faces_an_edge(const SwitchView& sw) {
+  for (size_t i = 0; i < sw.port_count(); ++i) {
+    const Node* peer = sw.port(PortId{static_cast<uint16_t>(i)}).peer();
+    if (peer->kind() == NodeKind::kSwitch && sw.routing().is_edge(peer->id().index())) return true;
+  }
+  return false;
+}
 }  // namespace
 
 // ---------------------------------------------------------------- configuration
@@ -30,6 +41,12 @@ void LbodsnSchemeConfig::describe(ParamVisitor& v) {
   v.flag("fcn", cfg.fcn,
          "destination ToRs predict pauses and send FCNs (§3.2); false: an ablation with new-flow "
          "path classes only");
+  v.choice("watch", cfg.watch, kWatch,
+           "which switches predict pauses on their ingresses: tor: the destination ToR, on its "
+           "spine-facing ingresses (§3.2's \"destination switch\"); spine: the switch one hop "
+           "past the source ToR, on its ingresses from ToRs (the \"upstream source switch\" "
+           "one link away), naming the path and leaving the new one to the source's Table 1; "
+           "both");
   v.real("epsilon", cfg.epsilon, 0.01, 1, "Eq. 1's multiplicative factor (§3.2: around 0.8)");
   v.duration("rate_window", cfg.rate_window, Delta::from_ns(1), max,
              "lambda_t and mu_t of Eq. 1 and the gradient of Eq. 5 are measured over windows of "
@@ -82,7 +99,9 @@ void LbodsnSchemeConfig::describe(ParamVisitor& v) {
 }
 
 std::unique_ptr<LoadBalancer> LbodsnSchemeConfig::build(const SwitchView& sw) const {
-  if (!sw.is_edge()) return nullptr;  // the fabric follows the source route
+  // The fabric follows the source route; under lb.watch: spine | both, the switches past
+  // the ToRs watch their ingresses.
+  if (!sw.is_edge() && (cfg.watch == "tor" || !faces_an_edge(sw))) return nullptr;
   if (!sw.flow_control().buffer() || !sw.flow_control().lossless())
     throw std::invalid_argument(
         "lb: lbodsn predicts PFC pauses from the switches' ingress counters: it needs fc: pfc "
@@ -126,6 +145,8 @@ Lbodsn::PathClass Lbodsn::classify(bool tag1, double utilization, double high) {
 Lbodsn::Lbodsn(const SwitchView& sw, const LbodsnConfig& cfg)
     : sw_(sw),
       cfg_(cfg),
+      spine_(!sw.is_edge()),
+      watch_ingress_(spine_ || cfg.watch != "spine"),
       rng_(sw.seed(), "lbodsn", sw.id().index()),
       tag_(sw.packet_layout().declare<LbodsnTag>("lbodsn.tag")),
       control_(sw.packet_layout().declare<LbodsnControl>("lbodsn.control")),
@@ -159,14 +180,17 @@ Lbodsn::Lbodsn(const SwitchView& sw, const LbodsnConfig& cfg)
   for (size_t i = 0; i < sw.port_count(); ++i) {
     const EgressPort& port = sw.port(PortId{static_cast<uint16_t>(i)});
     const bool fabric = port.peer()->kind() == NodeKind::kSwitch;
-    ingress_[i].monitored = fabric;
+    // A ToR: its fabric ports (watched ingresses, estimated uplinks); a spine: its ports
+    // from ToRs, where the data arrives one hop from its source ToR.
+    ingress_[i].monitored = fabric && (!spine_ || r.is_edge(port.peer()->id().index()));
     if (!fabric || control_hop != Delta::zero()) continue;
     control_hop =
         port.delay() +
         sw.wire().serialize(sw.wire().control_wire_bytes(PacketType::kControl), port.rate_bps());
     data_hop = port.delay() + sw.wire().serialize(sw.wire().mtu_wire_bytes(), port.rate_bps());
   }
-  const uint32_t links = r.farthest_edge_distance(self_);
+  // A spine's FCN crosses one link, back to the flow's source ToR.
+  const uint32_t links = spine_ ? 1 : r.farthest_edge_distance(self_);
   t_d_ = cfg.t_d > Delta::zero() ? cfg.t_d : control_hop * static_cast<int64_t>(links);
   t_re_flight_ = cfg.t_re_flight > Delta::zero() ? cfg.t_re_flight : t_d_;
   const Delta rtt = data_hop * static_cast<int64_t>(links) + t_d_;
@@ -193,7 +217,7 @@ double Lbodsn::uplink_utilization(PortId port) {
 // §3.3 "Allocation of new flows": a random uncongested path, else a random undetermined
 // one, else a random path among those on the `fallback_candidates` least-loaded uplinks.
 uint32_t Lbodsn::choose_new_path(uint32_t dst_edge, uint32_t paths,
-                                 std::span<const PortId> candidates) {
+                                 std::span<const PortId> candidates, bool new_flow) {
   std::vector<PathState>& st = path_states(dst_edge);
   const Time now = sw_.now();
   const uint32_t n0 = static_cast<uint32_t>(candidates.size());
@@ -208,7 +232,7 @@ uint32_t Lbodsn::choose_new_path(uint32_t dst_edge, uint32_t paths,
       scratch_.push_back(k);
   }
   if (!scratch_.empty()) {
-    ++stats_.new_uncongested;
+    stats_.new_uncongested += new_flow;
     return scratch_[rng_.below(scratch_.size())];
   }
   for (uint32_t k = 0; k < paths; ++k)
@@ -216,10 +240,10 @@ uint32_t Lbodsn::choose_new_path(uint32_t dst_edge, uint32_t paths,
         PathClass::kUndetermined)
       scratch_.push_back(k);
   if (!scratch_.empty()) {
-    ++stats_.new_undetermined;
+    stats_.new_undetermined += new_flow;
     return scratch_[rng_.below(scratch_.size())];
   }
-  ++stats_.new_fallback;
+  stats_.new_fallback += new_flow;
   scratch_load_.clear();
   for (uint32_t i = 0; i < n0; ++i)
     scratch_load_.emplace_back(sw_.port(candidates[i]).data_queue_bytes(), i);
@@ -261,6 +285,8 @@ PortId Lbodsn::choose_egress(const SwitchView& sw, Packet& p, std::span<const Po
   uint32_t packet_path = f.path;
   uint8_t packet_phase = f.phase;
   tag.flag = kData;
+  if (f.pending_path == kSourcePicks)
+    f.pending_path = resolve_source_pick(f, dst_edge, paths, candidates);
   if (f.pending_path != kNone) {
     // The packet after an FCN closes the old path (the TAIL); the flow moves (§3.3).
     tag.flag = kTail;
@@ -295,7 +321,7 @@ void Lbodsn::on_fcn(const Packet& p, const LbodsnControl& c) {
   const int64_t delay = (now - Time{c.sent_ps}).ps;
   stats_.fcn_delay_sum_ps += delay;
   stats_.fcn_delay_max_ps = std::max(stats_.fcn_delay_max_ps, delay);
-  const uint32_t dst_edge = p.src.index();  // the destination ToR sent it
+  const uint32_t dst_edge = c.dst_edge;
   std::vector<PathState>& st = path_states(dst_edge);
   if (c.tag == 0) {  // the flow's congestion cleared; the path with its last flow
     if (c.path >= st.size()) return;
@@ -303,6 +329,17 @@ void Lbodsn::on_fcn(const Packet& p, const LbodsnControl& c) {
     std::erase(s.congested, p.flow.index());
     if (s.congested.empty()) s.tag1 = false;
     return;
+  }
+  // Table 1 learns of the congested path whether or not the flow moves: the watching
+  // switch counts the flow as reported there and will clear it with a tag-0 FCN.
+  if (c.old_path < st.size()) {
+    PathState& old = st[c.old_path];
+    old.tag1 = true;
+    old.changed = now;
+    if (std::find(old.congested.begin(), old.congested.end(), p.flow.index()) ==
+        old.congested.end())
+      old.congested.push_back(p.flow.index());
+    ++stats_.paths_tagged;
   }
   auto it = tx_.find(p.flow.index());
   if (it == tx_.end()) {
@@ -318,17 +355,24 @@ void Lbodsn::on_fcn(const Packet& p, const LbodsnControl& c) {
     ++stats_.fcn_stale;
     return;
   }
-  if (c.path == f.path || c.path >= st.size()) {
+  if (c.path != kSourcePicks && (c.path == f.path || c.path >= st.size())) {
     ++stats_.fcn_same_path;
     return;
   }
-  PathState& old = st[f.path];  // the congested path is the one the flow leaves
-  old.tag1 = true;
-  old.changed = now;
-  if (std::find(old.congested.begin(), old.congested.end(), p.flow.index()) == old.congested.end())
-    old.congested.push_back(p.flow.index());
-  f.pending_path = c.path;
+  f.pending_path = c.path;  // a spine's FCN: chosen by Table 1 at the flow's next packet
   ++stats_.reroutes;
+}
+
+// A spine named the path only: the source ToR places the flow as a new one (§3.3's
+// Table 1, with the named path now tagged); a draw of the same path leaves it there.
+uint32_t Lbodsn::resolve_source_pick(TxFlow& f, uint32_t dst_edge, uint32_t paths,
+                                     std::span<const PortId> candidates) {
+  ++stats_.source_picks;
+  const uint32_t path = choose_new_path(dst_edge, paths, candidates, false);
+  if (path != f.path) return path;
+  ++stats_.fcn_same_path;
+  --stats_.reroutes;
+  return kNone;
 }
 
 // §3.3 "Handling of CNPs": inside a reroute's window the flow's CNPs are stale and dropped
@@ -400,10 +444,12 @@ void Lbodsn::age(Time now) {
 void Lbodsn::add_stats(std::vector<Stat>& out) const {
   const Counters& c = stats_;
   auto sum = [&out](const char* name, double v) { out.push_back({name, v}); };
-  sum("lbodsn_predictions", static_cast<double>(c.predictions));
+  sum("lbodsn_prediction_episodes", static_cast<double>(c.episodes));
+  sum("lbodsn_prediction_tries", static_cast<double>(c.prediction_tries));
   sum("lbodsn_rate_limited", static_cast<double>(c.rate_limited));
   sum("lbodsn_no_congested_flow", static_cast<double>(c.no_congested_flow));
   sum("lbodsn_fcns_sent", static_cast<double>(c.fcns_sent));
+  sum("lbodsn_spine_fcns_sent", static_cast<double>(c.spine_fcns_sent));
   sum("lbodsn_clear_fcns_sent", static_cast<double>(c.clear_fcns_sent));
   sum("lbodsn_fcns_before_pause", static_cast<double>(c.fcns_before_pause));
   sum("lbodsn_t_pfc_nonzero", static_cast<double>(c.t_pfc_nonzero));
@@ -416,6 +462,8 @@ void Lbodsn::add_stats(std::vector<Stat>& out) const {
   sum("lbodsn_fcn_in_flight", static_cast<double>(c.fcn_in_flight));
   sum("lbodsn_fcn_unknown_flow", static_cast<double>(c.fcn_unknown_flow));
   sum("lbodsn_fcn_same_path", static_cast<double>(c.fcn_same_path));
+  sum("lbodsn_paths_tagged", static_cast<double>(c.paths_tagged));
+  sum("lbodsn_source_picks", static_cast<double>(c.source_picks));
   sum("lbodsn_new_flows_uncongested", static_cast<double>(c.new_uncongested));
   sum("lbodsn_new_flows_undetermined", static_cast<double>(c.new_undetermined));
   sum("lbodsn_new_flows_fallback", static_cast<double>(c.new_fallback));

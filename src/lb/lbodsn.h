@@ -14,6 +14,10 @@
 // probability of Eq. 6-7. Reordering at the destination ToR is ConWeave's
 // (lb/in_network_reorder.h): the packet after an FCN is the TAIL of the old path.
 //
+// Where the watching switch sits is a reading (lb.watch): the destination ToR (the text's
+// "destination switch" with T_path, per-path ingresses and reordering), or the switch one
+// hop past the source ToR (its "upstream source switch", an FCN crossing one link), whose
+// FCNs name the congested path and leave the new one to the source ToR's Table 1.
 // Every reading of a point the paper leaves open is a key; docs/schemes/lbodsn.md gives
 // each rule with its equation and each reading with its sensitivity.
 #pragma once
@@ -39,6 +43,7 @@ class Mmu;
 struct LbodsnConfig {
   // --- destination ToR: prediction (§3.2, Eq. 1-2)
   bool fcn = true;                          // off: new-flow classes only (ablation)
+  std::string watch = "tor";                // tor | spine | both: who predicts pauses
   double epsilon = 0.8;                     // "epsilon around 0.8"
   Delta rate_window = Delta::from_us(1);    // lambda_t, mu_t measured over this
   Delta t_d = Delta::zero();                // 0: FCN one-way delay, from the topology
@@ -93,6 +98,7 @@ struct LbodsnControl {
   uint8_t kind = 0;       // kFcn, kNotifyReply, kClear
   uint8_t tag = 0;        // FCN congestion tag
   uint8_t nbit = 0;       // notification reply
+  uint32_t dst_edge = 0;  // FCN: the flow's destination ToR (the sender, unless a spine)
 };
 
 class Lbodsn final : public LoadBalancer, public EventHandler {
@@ -128,11 +134,13 @@ class Lbodsn final : public LoadBalancer, public EventHandler {
                                bool threshold_on_average);
 
   struct Counters {
-    // Destination ToR.
-    uint64_t predictions = 0;        // Q >= Q_th while growing, FCN allowed by the rate limit
+    // Watching switch (destination ToR, or the spine under lb.watch: spine | both).
+    uint64_t episodes = 0;           // an ingress rising to Q >= Q_th while growing
+    uint64_t prediction_tries = 0;   // arrivals in an episode with an FCN allowed (retries)
     uint64_t rate_limited = 0;       // ... while an FCN of the port was under one RTT old
     uint64_t no_congested_flow = 0;  // predicted, but no flow held F_cc
     uint64_t fcns_sent = 0, clear_fcns_sent = 0;
+    uint64_t spine_fcns_sent = 0;    // of fcns_sent, by spines (lb.watch)
     uint64_t fcns_before_pause = 0;  // tag-1 FCNs sent while their ingress was not paused
     uint64_t notify_replies = 0, clears_sent = 0;
     uint64_t t_pfc_nonzero = 0;  // candidate paths whose ingress was paused
@@ -146,6 +154,8 @@ class Lbodsn final : public LoadBalancer, public EventHandler {
     uint64_t tails = 0;      // ... and moved: its TAIL left on the old path
     uint64_t fcn_stale = 0;  // tag-1 FCNs about a path the flow had already left
     uint64_t fcn_in_flight = 0, fcn_unknown_flow = 0, fcn_same_path = 0;
+    uint64_t paths_tagged = 0;  // tag-1 FCNs that tagged their path, the flow moving or not
+    uint64_t source_picks = 0;  // spine FCNs: the source ToR chose the path (Table 1)
     uint64_t new_uncongested = 0, new_undetermined = 0, new_fallback = 0;
     uint64_t stale_cnps = 0, stale_cnps_discarded = 0;
     int64_t fcn_delay_sum_ps = 0, fcn_delay_max_ps = 0;
@@ -181,6 +191,7 @@ class Lbodsn final : public LoadBalancer, public EventHandler {
 
  private:
   static constexpr uint32_t kNone = 0xffffffffu;
+  static constexpr uint32_t kSourcePicks = 0xfffffffeu;  // an FCN's target: Table 1 chooses
   static constexpr uint32_t kFlushEvent = 1;
   static constexpr double kDreAlpha = 0.2;  // CONGA's: the period is tau x alpha
   static constexpr uint32_t kMaxPaths = 1u << 16;
@@ -207,19 +218,24 @@ class Lbodsn final : public LoadBalancer, public EventHandler {
   };
   std::vector<PathState>& path_states(uint32_t dst_edge);
   double uplink_utilization(PortId port);
-  uint32_t choose_new_path(uint32_t dst_edge, uint32_t paths, std::span<const PortId> candidates);
+  // new_flow: counted in new_flows_* (a spine's FCN also places its flow by Table 1).
+  uint32_t choose_new_path(uint32_t dst_edge, uint32_t paths, std::span<const PortId> candidates,
+                           bool new_flow = true);
   void on_fcn(const Packet& p, const LbodsnControl& c);
+  uint32_t resolve_source_pick(TxFlow& f, uint32_t dst_edge, uint32_t paths,
+                               std::span<const PortId> candidates);
   bool filter_cnp(Packet& p);
 
   // ---- destination ToR
   struct Reported {
     uint32_t src_edge;
+    uint32_t dst_edge;
     uint32_t path;       // the path it was on through this ingress (tag 0 names it)
     uint32_t flow_hash;  // tag 0 takes the route tag 1 took: it cannot overtake it
   };
   struct QueuedFlow {
     int64_t bytes = 0;
-    uint32_t src_edge = 0;
+    uint32_t src_edge = 0, dst_edge = 0;
     uint32_t path = 0;  // as its source ToR numbers it (latest packet)
     uint32_t flow_hash = 0;
   };
@@ -230,6 +246,7 @@ class Lbodsn final : public LoadBalancer, public EventHandler {
     Time window_start;
     double growth = 0;  // lambda - mu of the last closed window, bytes/s
     Time last_fcn = Time::never();
+    bool in_episode = false;              // Q >= Q_th while growing since the last arrival below
     FlatMap<uint32_t, QueuedFlow> flows;  // flows with bytes in this ingress
     FlatMap<uint32_t, Reported> reported;
   };
@@ -257,6 +274,8 @@ class Lbodsn final : public LoadBalancer, public EventHandler {
 
   const SwitchView sw_;
   LbodsnConfig cfg_;
+  bool spine_;          // not an edge switch: it only watches its ingresses from ToRs
+  bool watch_ingress_;  // predicts pauses on its monitored ingresses (lb.watch)
   RandomStream rng_;
   PacketField<LbodsnTag> tag_;
   PacketField<LbodsnControl> control_;

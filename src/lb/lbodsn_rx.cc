@@ -31,17 +31,18 @@ double Lbodsn::q_th_of(PortId in, const Ingress& g) const {
 void Lbodsn::on_enqueue(const SwitchView& sw, Packet& p, PortId /*port*/) {
   const PortId in = p.ingress_port;
   Ingress& g = ingress_[in.index()];
-  if (!g.monitored) return;
+  if (!g.monitored || !cfg_.fcn || !watch_ingress_) return;
   const Time now = sw.now();
   g.in_bytes += p.wire_bytes;
   g.prio = p.priority;
   QueuedFlow& qf = g.flows.try_emplace(p.flow.index()).first->second;
   qf.bytes += p.wire_bytes;
   qf.src_edge = sw.routing().src_edge(p);
+  qf.dst_edge = sw.routing().dst_edge(p);
   qf.path = sw.field(tag_, p).path;
   qf.flow_hash = p.flow_hash;
   sample_window(g, now);
-  if (cfg_.fcn) check_prediction(p, in, g);
+  check_prediction(p, in, g);
 }
 
 void Lbodsn::on_dequeue(const SwitchView& sw, Packet& p, PortId port, size_t) {
@@ -50,28 +51,35 @@ void Lbodsn::on_dequeue(const SwitchView& sw, Packet& p, PortId port, size_t) {
     uplinks_[port.index()].dre.bytes_at(now, Time::zero(), dre_period_, kDreAlpha) += p.wire_bytes;
   const PortId in = p.ingress_port;
   Ingress& g = ingress_[in.index()];
-  if (!g.monitored) return;
+  if (!g.monitored || !cfg_.fcn || !watch_ingress_) return;
   g.out_bytes += p.wire_bytes;
   auto it = g.flows.find(p.flow.index());
   if (it != g.flows.end() && (it->second.bytes -= p.wire_bytes) <= 0) g.flows.erase(it);
   sample_window(g, now);
-  if (cfg_.fcn) check_clear(in, g);
+  check_clear(in, g);
 }
 
 // §3.2: predict the PAUSE (Eq. 1), name the congested flow (Eq. 3), choose its path (Eq.
-// 4-5), notify its source ToR; at most one FCN per ingress port per fcn_interval.
+// 4-5; a spine leaves it to the source ToR), notify its source ToR; at most one FCN per
+// ingress port per fcn_interval. An episode runs from the first arrival predicting the
+// pause to the next arrival below Q_th; each arrival in it with an FCN allowed is a try.
 void Lbodsn::check_prediction(const Packet& p, PortId in, Ingress& g) {
   const int64_t q = mmu_->pfc_counter(in, p.priority);
   const double ratio = static_cast<double>(q) / q_th_of(in, g);
   ++stats_.qth_ratio_arrivals[std::min<size_t>(10, static_cast<size_t>(ratio * 10))];
   stats_.max_qth_ratio = std::max(stats_.max_qth_ratio, ratio);
+  if (ratio < 1) g.in_episode = false;
   if (g.growth <= 0 || ratio < 1) return;
+  if (!g.in_episode) {
+    g.in_episode = true;
+    ++stats_.episodes;
+  }
   const Time now = sw_.now();
   if (!fcn_allowed(g.last_fcn, now, fcn_interval_)) {
     ++stats_.rate_limited;
     return;
   }
-  ++stats_.predictions;
+  ++stats_.prediction_tries;
   const int64_t share = f_cc(q, static_cast<uint32_t>(g.flows.size()));
   const uint32_t flow = pick_flow(p, g, share);
   if (flow == kNone) {
@@ -79,13 +87,14 @@ void Lbodsn::check_prediction(const Packet& p, PortId in, Ingress& g) {
     return;
   }
   const QueuedFlow qf = g.flows.find(flow)->second;
-  const uint32_t target = choose_target(qf.src_edge, in, p.priority);
+  const uint32_t target = spine_ ? kSourcePicks : choose_target(qf.src_edge, in, p.priority);
   if (target == kNone) return;  // every path enters through this ingress
   send(qf.src_edge, FlowId{flow}, qf.flow_hash, in,
-       LbodsnControl{now.ps, target, qf.path, kFcn, 1, 0});
-  g.reported.emplace(flow, Reported{qf.src_edge, qf.path, qf.flow_hash});
+       LbodsnControl{now.ps, target, qf.path, kFcn, 1, 0, qf.dst_edge});
+  g.reported.emplace(flow, Reported{qf.src_edge, qf.dst_edge, qf.path, qf.flow_hash});
   g.last_fcn = now;
   ++stats_.fcns_sent;
+  stats_.spine_fcns_sent += spine_;
   const bool paused = mmu_->pause_sent(in, p.priority);
   if (!paused) ++stats_.fcns_before_pause;
   if (fcn_log_.size() < kFcnLogSize)
@@ -197,7 +206,7 @@ void Lbodsn::check_clear(PortId in, Ingress& g) {
   const Time now = sw_.now();
   for (const auto& [flow, rep] : g.reported) {
     send(rep.src_edge, FlowId{flow}, rep.flow_hash, in,
-         LbodsnControl{now.ps, rep.path, rep.path, kFcn, 0, 0});
+         LbodsnControl{now.ps, rep.path, rep.path, kFcn, 0, 0, rep.dst_edge});
     ++stats_.clear_fcns_sent;
   }
   g.reported.clear();
@@ -227,7 +236,7 @@ bool Lbodsn::on_data_from_fabric(Packet& p, PortId in_port) {
   ingress_delay_[in_port.index()] = PathDelay{owd, now, Delta::max()};
   if (tag.notify) {
     send(src_edge, p.flow, p.flow_hash, in_port,
-         LbodsnControl{now.ps, 0, 0, kNotifyReply, 0, tag.nbit});
+         LbodsnControl{now.ps, 0, 0, kNotifyReply, 0, tag.nbit, self_});
     ++stats_.notify_replies;
   }
   const InNetworkReorder::Verdict verdict =
@@ -236,7 +245,8 @@ bool Lbodsn::on_data_from_fabric(Packet& p, PortId in_port) {
                       p);
   if (verdict == InNetworkReorder::Verdict::kOldEpoch) return false;
   if (tag.flag == kTail) {
-    send(src_edge, p.flow, p.flow_hash, in_port, LbodsnControl{now.ps, tag.epoch, 0, kClear, 0, 0});
+    send(src_edge, p.flow, p.flow_hash, in_port,
+         LbodsnControl{now.ps, tag.epoch, 0, kClear, 0, 0, self_});
     ++stats_.clears_sent;
   }
   if (verdict != InNetworkReorder::Verdict::kHold) return false;

@@ -86,13 +86,17 @@ struct IncastRun {
   std::vector<Lbodsn::FcnRecord> fcns;          // leaf1's
   Time first_xoff_of_fcn_port = Time::never();  // leaf1's first XOFF on that port
   double reroutes = 0, fcns_sent = 0, before_pause = 0, stale = 0, discarded = 0;
+  double spine_fcns = 0, source_picks = 0, tails = 0, paths_tagged = 0, rejected = 0;
+  double episodes = 0, tries = 0;
+  uint64_t drops = 0;
   uint64_t suppressed = 0, pause_frames = 0, out_of_order = 0;
   std::map<uint32_t, uint64_t> size_of_flow;
   std::string flows_csv;
 };
 
 IncastRun run_incast(bool fcn, const std::string& cc,
-                     const std::string& cnp_filter = "probabilistic", uint64_t seed = 1) {
+                     const std::string& cnp_filter = "probabilistic", uint64_t seed = 1,
+                     const std::string& watch = "tor") {
   ExperimentSpec spec;
   spec.topology = test::small_leaf_spine(2, 2, 8);
   spec.network.seed = seed;
@@ -103,6 +107,7 @@ IncastRun run_incast(bool fcn, const std::string& cc,
   auto cfg = std::make_shared<LbodsnSchemeConfig>();
   cfg->cfg.fcn = fcn;
   cfg->cfg.cnp_filter = cnp_filter;
+  cfg->cfg.watch = watch;
   spec.lb_config = cfg;
   for (uint32_t i = 0; i < 6; ++i) spec.flows.push_back(test::flow(i, 8, 1000 * 1000));
   // Mice from leaf0's other hosts to leaf1's other hosts: they share the ingresses.
@@ -130,6 +135,16 @@ IncastRun run_incast(bool fcn, const std::string& cc,
   out.fcns_sent = test::lb_stat(exp, "lbodsn_fcns_sent");
   out.before_pause = test::lb_stat(exp, "lbodsn_fcns_before_pause");
   out.stale = test::lb_stat(exp, "lbodsn_stale_cnps");
+  out.spine_fcns = test::lb_stat(exp, "lbodsn_spine_fcns_sent");
+  out.source_picks = test::lb_stat(exp, "lbodsn_source_picks");
+  out.tails = test::lb_stat(exp, "lbodsn_tails");
+  out.paths_tagged = test::lb_stat(exp, "lbodsn_paths_tagged");
+  out.episodes = test::lb_stat(exp, "lbodsn_prediction_episodes");
+  out.tries = test::lb_stat(exp, "lbodsn_prediction_tries");
+  for (const char* why : {"lbodsn_fcn_stale", "lbodsn_fcn_in_flight", "lbodsn_fcn_unknown_flow",
+                          "lbodsn_fcn_same_path"})
+    out.rejected += test::lb_stat(exp, why);
+  out.drops = net.counters().drops;
   out.discarded = test::lb_stat(exp, "lbodsn_stale_cnps_discarded");
   out.suppressed = net.counters().cnps_suppressed;
   out.pause_frames = net.counters().pause_frames_by_node[leaf1.index()];
@@ -161,6 +176,50 @@ TEST(LbodsnIncast, PredictsThePauseAndMovesTheNamedElephantBeforeIt) {
     it->second = f.at;
   }
   EXPECT_EQ(r.out_of_order, 0u) << "the destination ToR restored the order";
+}
+
+// Every tag-1 FCN tags the path it names at the source ToR, whether the flow moves or the
+// FCN is refused (one reroute at a time, a path already left, a flow already gone): the
+// destination counts the flow reported there and will clear it with a tag-0 FCN, so the
+// source's Table 1 must know of it too.
+TEST(LbodsnIncast, ARefusedFcnStillTagsItsPath) {
+  const IncastRun r = run_incast(true, "dcqcn");
+  std::printf("tag-1 FCNs %.0f: moved %.0f, refused %.0f, paths tagged %.0f\n", r.fcns_sent,
+              r.reroutes, r.rejected, r.paths_tagged);
+  ASSERT_GT(r.rejected, 0) << "the case needs refused FCNs";
+  EXPECT_EQ(r.paths_tagged, r.reroutes + r.rejected);
+  EXPECT_EQ(r.paths_tagged, r.fcns_sent) << "every FCN sent arrived and tagged its path";
+  // An episode holds one or more tries; each FCN came from a try.
+  EXPECT_GT(r.episodes, 0);
+  EXPECT_LE(r.episodes, r.tries);
+  EXPECT_LE(r.fcns_sent, r.tries);
+}
+
+// lb.watch: spine. The spines watch their ingresses from leaf0: as leaf1 pauses them, the
+// bytes from leaf0 back up there. A spine names the flow and its path to leaf0 one link
+// away; leaf0 places the flow on a path of Table 1's best class, other than the named one.
+TEST(LbodsnSpine, TheSpineNamesTheFlowAndTheSourceTorPicksItsPath) {
+  const IncastRun tor = run_incast(true, "none");
+  const IncastRun spine = run_incast(true, "none", "probabilistic", 1, "spine");
+  const IncastRun both = run_incast(true, "none", "probabilistic", 1, "both");
+  std::printf(
+      "FCNs tor %.0f / spine %.0f (%.0f by spines) / both %.0f (%.0f); moves %.0f / %.0f "
+      "/ %.0f; source picks %.0f\n",
+      tor.fcns_sent, spine.fcns_sent, spine.spine_fcns, both.fcns_sent, both.spine_fcns, tor.tails,
+      spine.tails, both.tails, spine.source_picks);
+  EXPECT_EQ(tor.spine_fcns, 0);
+  EXPECT_TRUE(spine.fcns.empty()) << "leaf1 does not watch";
+  ASSERT_GT(spine.spine_fcns, 0);
+  EXPECT_EQ(spine.fcns_sent, spine.spine_fcns);
+  EXPECT_GT(spine.source_picks, 0);
+  EXPECT_GT(spine.tails, 0) << "flows moved to the other spine";
+  EXPECT_LE(spine.tails, spine.source_picks);
+  EXPECT_GT(both.spine_fcns, 0);
+  EXPECT_GT(both.fcns_sent, both.spine_fcns) << "leaf1 watches too";
+  for (const IncastRun* r : {&spine, &both}) {
+    EXPECT_EQ(r->drops, 0u);
+    EXPECT_EQ(r->out_of_order, 0u) << "the destination ToR restored the order";
+  }
 }
 
 TEST(LbodsnIncast, FcnsOffNoRerouteAndNoFcn) {
