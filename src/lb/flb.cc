@@ -19,7 +19,7 @@ namespace rocelab {
 namespace {
 // In the order of Flb::Guard.
 const std::array<std::string, 4> kGuards = {"literal", "departed", "idle", "never"};
-const std::array<std::string, 2> kRcN = {"entries", "recent"};
+const std::array<std::string, 2> kRcN = {"recent", "entries"};
 
 Flb::Guard guard_named(const std::string& name) {
   const auto it = std::find(kGuards.begin(), kGuards.end(), name);
@@ -64,9 +64,9 @@ void FlbSchemeConfig::describe(ParamVisitor& v) {
              "Alg. 1's gap from an 8-bit aging counter with this tick (§3.4), at least "
              "(ticks - 1) x tick; 0 = exact arrival times");
   v.choice("rc_n", cfg.rc_n, kRcN,
-           "what the n of a CNM counts (RC's C/n): entries: the port's congested-flow entries, "
-           "each kept until idle for flow_timeout (§3.1); recent: those hit within rc_n_window "
-           "or held by a congestion CNM");
+           "what the n of a CNM counts (RC's C/n, §3.2 \"the number of congested flows\"): "
+           "recent: the port's congested-flow entries hit within rc_n_window or held by a "
+           "congestion CNM; entries: all of them, each kept until idle for flow_timeout (§3.1)");
   v.duration("rc_n_window", cfg.rc_n_window, Delta::zero(), Delta::max(),
              "rc_n: recent counts entries hit this recently; 0 = isolation_recompute (§3.2's "
              "periodic check)");

@@ -61,11 +61,13 @@ struct FlbConfig {
   // least (ticks - 1) x tick. 0 = the exact arrival times.
   Delta age_tick = Delta::zero();
   // What RC's n counts at a congested port (§3.2 "the number of congested flows", §3.3):
-  //   entries: the port's congested-flow entries, each kept until idle for flow_timeout
-  //            (§3.1's timeout, which "also applies to the congested flow entries");
-  //   recent:  those of them hit within rc_n_window or paused by its congestion CNM, the
-  //            flows still sending into it.
-  std::string rc_n = "entries";
+  //   recent:  the port's congested-flow entries hit within rc_n_window or paused by its
+  //            congestion CNM: the flows still sending into it (a finished flow is no
+  //            longer a congested flow);
+  //   entries: every entry, each kept until idle for flow_timeout (§3.1's timeout, which
+  //            "also applies to the congested flow entries"): a finished flow counts 1 ms
+  //            more.
+  std::string rc_n = "recent";
   Delta rc_n_window = Delta::zero();  // 0: isolation_recompute, §3.2's periodic check
 };
 
