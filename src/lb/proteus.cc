@@ -16,6 +16,7 @@ namespace {
 const std::array<std::string, 3> kSubRtt = {"better_late", "immediate", "never"};
 // Indices: rtt_reroute_ (0 every packet, 1 off a path not non-congested, 2 never, 3 off a
 // congested path).
+const std::array<std::string, 2> kKickoutScope = {"pair", "port"};
 const std::array<std::string, 4> kRttReroute = {"every_packet", "when_not_noncongested", "never",
                                                 "when_congested"};
 constexpr uint32_t kMaxPaths = 4096;  // 12-bit path IDs (§IV-A)
@@ -53,6 +54,9 @@ void ProteusSchemeConfig::describe(ParamVisitor& v) {
            "when_not_noncongested or when_congested (§III-B-1's \"the current path is "
            "congested\", read as any class but Table II's non-congested, or as its congested "
            "class only), or never (an ablation: what RTT-level rerouting is worth)");
+  v.choice("kickout_scope", cfg.kickout_scope, kKickoutScope,
+           "who a kick-out (Alg. 2 line 10) keeps off the paused uplink until it resumes: the "
+           "pair whose packet met the pause (pair), or every pair leaving by that uplink (port)");
 }
 
 std::unique_ptr<LoadBalancer> ProteusSchemeConfig::build(const SwitchView& sw) const {
@@ -75,12 +79,16 @@ Proteus::Proteus(const SwitchView& sw, const ProteusConfig& cfg)
       rtt_reroute_(
           static_cast<uint8_t>(std::find(kRttReroute.begin(), kRttReroute.end(), cfg.rtt_reroute) -
                                kRttReroute.begin())),
+      kick_port_scope_(cfg.kickout_scope == "port"),
       // Only edge switches keep flows (§IV-C): elsewhere the table stays at its minimum.
       table_(cfg.hardware_table && sw.is_edge(), cfg.hardware_entries, cfg.flow_timeout) {
   if (!is_edge_) return;
   const Routing& r = sw.routing();
   pairs_.resize(r.edge_switches().size());
   port_bytes_.assign(sw.port_count(), 0);
+  port_kicked_.assign(sw.port_count(), 0);
+  uplink_move_at_.assign(sw.port_count(), Time::never());
+  uplink_move_pair_.assign(sw.port_count(), 0);
   // One measurement period for the switch: the base RTT over its longest edge pair.
   const uint32_t max_links = r.farthest_edge_distance(self_);
   Delta per_link;
@@ -101,6 +109,7 @@ Proteus::Pair& Proteus::pair(uint32_t edge_index) {
   if (slot) return *slot;
   slot = std::make_unique<Pair>();
   Pair& pr = *slot;
+  pr.edge_index = edge_index;
   const Routing& r = sw_.routing();
   const uint32_t dst_switch = r.edge_switches()[edge_index];
   if (dst_switch != self_) {
@@ -151,10 +160,32 @@ bool Proteus::fresh(const Pair& pr, uint32_t path, Time now) const {
 // p_active: a kicked-out path comes back when the queue that kicked it out resumes (§III-B-2
 // "until PFC resuming"); read when needed rather than on the XON.
 bool Proteus::active(Pair& pr, uint32_t path) {
-  if (!pr.kicked[path]) return true;
-  if (sw_.port(pr.kicked_port[path]).pfc_paused(pr.kicked_queue[path])) return false;
-  pr.kicked[path] = 0;
+  if (pr.kicked[path]) {
+    if (sw_.port(pr.kicked_port[path]).pfc_paused(pr.kicked_queue[path])) return false;
+    pr.kicked[path] = 0;
+  }
+  if (!kick_port_scope_) return true;
+  const PortId hop = pr.first_hop[path];
+  uint32_t& kicked = port_kicked_[hop.index()];
+  for (uint32_t q = 0; kicked >> q; ++q)
+    if ((kicked >> q) & 1u) {
+      if (sw_.port(hop).pfc_paused(q)) return false;
+      kicked &= ~(1u << q);
+    }
   return true;
+}
+
+// Reported only: how much an Alg. 1 move gained, whether another pair moved onto the same
+// uplink within one period, and whether the uplink was paused.
+void Proteus::note_move(const Pair& pr, uint32_t dst_edge, uint32_t path, int64_t gain_ps,
+                        Time now) {
+  ++move_gain_[gain_ps < 100'000 ? 0 : gain_ps < 1'000'000 ? 1 : gain_ps < 10'000'000 ? 2 : 3];
+  const size_t up = pr.first_hop[path].index();
+  if (uplink_move_at_[up] != Time::never() && now - uplink_move_at_[up] < period_ &&
+      uplink_move_pair_[up] != dst_edge)
+    ++moves_same_uplink_other_pair_;
+  uplink_move_at_[up] = now;
+  uplink_move_pair_[up] = dst_edge;
 }
 
 // Unmeasured or forgotten paths count as idle: base delay, no load (an idle path has no
@@ -269,6 +300,7 @@ uint32_t Proteus::rtt_level_choice(Pair& pr, FlowEntry& e, bool fresh_flow, Time
     if (pr.last_new_path == path && now - pr.last_new_at < period_) ++same_path_within_period_;
     pr.last_new_path = path;
     pr.last_new_at = now;
+    chose_paused_uplink_ += uplink_paused(pr.first_hop[path]);
     rank_alternatives(pr, path, e);
     return path;
   }
@@ -307,6 +339,8 @@ uint32_t Proteus::rtt_level_choice(Pair& pr, FlowEntry& e, bool fresh_flow, Time
     ++moves_same_path_within_period_;
   pr.last_move_path = path;
   pr.last_move_at = now;
+  note_move(pr, pr.edge_index, path, current_delay - pr.delay_ps[path], now);
+  chose_paused_uplink_ += uplink_paused(pr.first_hop[path]);
   rank_alternatives(pr, path, e);
   return path;
 }
@@ -378,6 +412,7 @@ PortId Proteus::sub_rtt_at_source(Pair& pr, FlowEntry& e, Packet& p, Tag& tag,
       pr.kicked[e.path] = 1;
       pr.kicked_port[e.path] = pr.first_hop[e.path];
       pr.kicked_queue[e.path] = static_cast<uint8_t>(q);
+      if (kick_port_scope_ && q < 32) port_kicked_[pr.first_hop[e.path].index()] |= 1u << q;
       ++kickouts_;
       ++subrtt_reroutes_;
       e.path = static_cast<uint16_t>(chosen);
@@ -580,6 +615,13 @@ void Proteus::add_stats(std::vector<Stat>& out) const {
       {"proteus_rtt_reroutes_from_undetermined", static_cast<double>(rtt_reroutes_from_[1])});
   out.push_back(
       {"proteus_rtt_reroutes_from_congested", static_cast<double>(rtt_reroutes_from_[2])});
+  out.push_back({"proteus_rtt_reroutes_same_uplink_other_pair_within_period",
+                 static_cast<double>(moves_same_uplink_other_pair_)});
+  static const char* const kGain[] = {"lt_100ns", "100ns_1us", "1us_10us", "ge_10us"};
+  for (size_t i = 0; i < move_gain_.size(); ++i)
+    out.push_back(
+        {std::string("proteus_rtt_reroute_gain_") + kGain[i], static_cast<double>(move_gain_[i])});
+  out.push_back({"proteus_chose_paused_uplink", static_cast<double>(chose_paused_uplink_)});
   out.push_back({"proteus_subrtt_reroutes", static_cast<double>(subrtt_reroutes_)});
   out.push_back({"proteus_downstream_reroutes", static_cast<double>(downstream_reroutes_)});
   out.push_back({"proteus_subrtt_waits", static_cast<double>(subrtt_waits_)});

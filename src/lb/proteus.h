@@ -47,6 +47,10 @@ struct ProteusConfig {
   // Alg. 1's else branch: on every packet (the algorithm) or only when the current path is
   // not non-congested (the prose: "or the current path is congested"); never: an ablation.
   std::string rtt_reroute = "every_packet";
+  // Who a kick-out (Alg. 2 line 10, "p_active = 0 ... until PFC resuming") keeps off the
+  // paused uplink: the pair whose packet met the pause (pair: the table is per destination
+  // edge and path), or every pair whose path leaves by that uplink (port).
+  std::string kickout_scope = "pair";
 };
 
 class ProteusSchemeConfig final : public LbConfig {
@@ -134,6 +138,7 @@ class Proteus final : public LoadBalancer, public EventHandler {
   };
 
   struct Pair {  // toward one other edge switch
+    uint32_t edge_index = 0;
     uint32_t paths = 1;
     std::vector<PortId> first_hop;
     int64_t base_ps = 0;     // edge-to-edge one-way base delay
@@ -162,6 +167,8 @@ class Proteus final : public LoadBalancer, public EventHandler {
   Pair& pair(uint32_t edge_index);
   bool fresh(const Pair& pr, uint32_t path, Time now) const;
   bool active(Pair& pr, uint32_t path);
+  bool uplink_paused(PortId port) const { return sw_.port(port).paused_mask() != 0; }
+  void note_move(const Pair& pr, uint32_t dst_edge, uint32_t path, int64_t gain_ps, Time now);
   void refresh_views(Pair& pr, Time now);
   void rank_alternatives(const Pair& pr, uint32_t chosen, FlowEntry& e);
   int64_t tolerable_delay(const Pair& pr, uint32_t path, const FlowEntry& e, uint32_t from) const;
@@ -184,7 +191,18 @@ class Proteus final : public LoadBalancer, public EventHandler {
   uint32_t self_;
   bool is_edge_;
   uint8_t subrtt_;       // 0 better_late, 1 immediate, 2 never
-  uint8_t rtt_reroute_;  // 0 every_packet, 1 when_not_noncongested, 2 never
+  uint8_t rtt_reroute_;  // 0 every_packet, 1 when_not_noncongested, 2 never, 3 when_congested
+  bool kick_port_scope_;
+  std::vector<uint32_t> port_kicked_;  // kickout_scope: port: queues kicked out, by port
+  // Reported: by uplink, the latest Alg. 1 move onto it and its destination edge (moves of
+  // other pairs onto the same uplink within one period: cross-pair herding).
+  std::vector<Time> uplink_move_at_;
+  std::vector<uint32_t> uplink_move_pair_;
+  uint64_t moves_same_uplink_other_pair_ = 0;
+  // Alg. 1 moves by their gain t_pd(current) - t_pd(new): < 100 ns, < 1 us, < 10 us, more.
+  std::array<uint64_t, 4> move_gain_{};
+  // New flows and moves whose chosen path leaves by an uplink paused at that moment.
+  uint64_t chose_paused_uplink_ = 0;
   EdgeFlowTable<FlowEntry> table_;
   std::vector<std::unique_ptr<Pair>> pairs_;
   // Destination side: the period's data bytes per ingress port, and the pairs touched.

@@ -4,6 +4,8 @@
 // out until the pause ends.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <array>
 
 #include "lb/proteus.h"
@@ -185,6 +187,48 @@ TEST(ProteusAlg2, LeavesALongPauseAndTheKickOutLastsUntilTheResume) {
   const PauseRun never = run_paused("never", Delta::from_us(300));
   EXPECT_EQ(never.reroutes, 0);
   EXPECT_LT(better.fct_us, never.fct_us - 100);
+}
+
+// lb.kickout_scope: three leaves, the run_paused setup with a 300 us pause of A's uplink
+// (A leaves it, kicking it out). Toward leaf2, the path by that uplink stays active under
+// `pair` (the kick-out is leaf1's pair's) and is out under `port` until the uplink resumes.
+TEST(ProteusAlg2, AKickOutKeepsItsPairOrEveryPairOffTheUplink) {
+  for (const std::string scope : {"pair", "port"}) {
+    ExperimentSpec spec;
+    spec.topology = test::small_leaf_spine(3, 4, 8);
+    spec.lb = "proteus";
+    spec.cc = "none";
+    auto cfg = std::make_shared<ProteusSchemeConfig>();
+    cfg->cfg.kickout_scope = scope;
+    cfg->cfg.path_expiry_periods = 1000000;
+    spec.lb_config = cfg;
+    spec.flows.push_back(test::flow(0, 8, 4 * 1000 * 1000, Time{Delta::from_us(5).ps}));
+    Experiment exp(spec);
+    Network& net = exp.network();
+    const NodeId leaf0(net.topology().find("leaf0")), leaf1(net.topology().find("leaf1")),
+        leaf2(net.topology().find("leaf2"));
+    auto& pr = static_cast<Proteus&>(*net.switch_at(leaf0).load_balancer());
+    const int64_t base = pr.base_delay_ps(leaf1.index());
+    const uint32_t kIdle = 2;
+    for (uint32_t path = 0; path < 4; ++path)
+      if (path != kIdle) pr.inject_report(leaf1.index(), path, base + 10 * kUs, 1.0);
+    exp.run(Time{Delta::from_us(20).ps});
+    const PortId uplink = net.routing().next_hops(leaf0.index(), leaf1.index())[kIdle];
+    const auto to_leaf2 = net.routing().next_hops(leaf0.index(), leaf2.index());
+    const uint32_t same = static_cast<uint32_t>(
+        std::find(to_leaf2.begin(), to_leaf2.end(), uplink) - to_leaf2.begin());
+    ASSERT_LT(same, to_leaf2.size());
+    EgressPort& up = net.switch_at(leaf0).port(uplink);
+    for (size_t q = 0; q < up.num_queues(); ++q) up.set_paused(q, true);
+    exp.run(Time{Delta::from_us(320).ps});
+    EXPECT_GE(test::lb_stat(exp, "proteus_kickouts"), 1) << scope;
+    EXPECT_FALSE(pr.path_views(leaf1.index())[kIdle].active) << scope;
+    EXPECT_EQ(pr.path_views(leaf2.index())[same].active, scope == "pair") << scope;
+    for (size_t q = 0; q < up.num_queues(); ++q) up.set_paused(q, false);
+    up.kick();
+    EXPECT_TRUE(pr.path_views(leaf2.index())[same].active) << scope << ": resumed";
+    test::run_checked(exp);
+  }
 }
 
 // A 3-tier fat-tree: a switch past the source edge that still has a choice (the source
