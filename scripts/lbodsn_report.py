@@ -9,6 +9,8 @@ import csv
 import os
 import sys
 
+from rocelab.results import provenance  # noqa: E402
+
 ROOT = sys.argv[1] if len(sys.argv) > 1 else "runs/lbodsn"
 FLB_ROOT = os.path.join(os.path.dirname(ROOT.rstrip("/")), "flb")
 PROTEUS_ROOT = os.path.join(os.path.dirname(ROOT.rstrip("/")), "proteus")
@@ -187,6 +189,7 @@ def merged_seed_systems():
 
 def main():
     print("# LBoDSN reproduction: results\n")
+    print(provenance(ROOT) + "\n")
     fig2, fig3 = load(ROOT, "fig2_alistorage"), load(ROOT, "fig3_hadoop")
     fct_table(fig2, "Fig. 2: AliCloud storage (load = share of each host link; paper 50% / 80%)")
     fct_table(fig3, "Fig. 3: Meta Hadoop")

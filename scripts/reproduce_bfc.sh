@@ -3,14 +3,16 @@
 # regenerates the tables and figures of docs/reproduction/bfc.md:
 #   scripts/reproduce_bfc.sh           every figure (about 3 hours on 2 cores)
 #   scripts/reproduce_bfc.sh --quick   the sensitivity figures (12-14) with one seed
+# ROCELAB_BIN=path runs that binary instead of building this tree (scripts/reproduce_lib.sh);
+# a tree with uncommitted changes under src/ is refused, since the runs name the commit.
 # Resumable: a rerun skips every finished run (rocelab sweep). Results in runs/bfc/<sweep>/;
 # runs/bfc/results.md holds the tables, runs/bfc/bfc_*.png the figures.
 # Across machines: set ROCELAB_LAUNCH="mpirun -np 16 --hostfile hosts".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-all}
-scripts/build-release.sh >/dev/null
-R=build/release/rocelab
+. scripts/reproduce_lib.sh
+repro_binary
 OUT=${ROCELAB_BFC_OUT:-runs/bfc}
 SENSITIVITY="fig12_queues fig13_vfids fig14_filter"
 ALL="t1_google_incast fig5b_hadoop_incast t1_google t1_schemes fig6_buffers fig7_static_queues

@@ -6,22 +6,24 @@
 #   scripts/reproduce_flb.sh --testbed   the testbed-scale figures and the §4.3 sensitivity
 #                                        and Fig. 16 sweeps (about an hour on 2 cores)
 #   scripts/reproduce_flb.sh --quick     the testbed figures with one seed (minutes)
+# ROCELAB_BIN=path runs that binary instead of building this tree (scripts/reproduce_lib.sh);
+# a tree with uncommitted changes under src/ is refused, since the runs name the commit.
 # Resumable: a rerun skips every finished run (rocelab sweep). Results in runs/flb/<sweep>/
 # (sweep.csv, runs.csv, report.md with figures); runs/flb/results.md holds the FLB tables.
 # Across machines: set ROCELAB_LAUNCH="mpirun -np 16 --hostfile hosts".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-all}
-scripts/build-release.sh >/dev/null
-R=build/release/rocelab
+. scripts/reproduce_lib.sh
+repro_binary
 OUT=${ROCELAB_FLB_OUT:-runs/flb}
 TESTBED="fig8_websearch fig8_websearch_mprdma fig8_rc_count fig2_burst fig10_interval
          fig12_threshold fig9_rates fig11_symmetric fig11_asymmetric fig4_clos_incast
-         fig16_incast fig16_incast_mprdma fig16_incast_pcn"
+         fig16_incast fig16_incast_mprdma fig16_incast_pcn rc_n_fig8"
 LARGE="sec43_reroute_guard fig14_pause_sources sec43_delay_expiry sec43_datamining_cdf fig15_sr_fabricload fig15_sr_fabricload_baselines
        fig15_sr_fabricload_nocc fig15_fabricload_mprdma fig15_pcn fig15_pcn_sensitivity fig15_sr_hostload
        fig15_gbn_hostload fig17_fattree fig17_fattree_baselines fig17_fattree_mprdma
-       fig17_fattree_pcn"
+       fig17_fattree_pcn rc_n_fig15 rc_n_fig17"
 seeds=()
 case $mode in
   --quick) sweeps=$TESTBED; seeds=(--seeds 1) ;;

@@ -5,14 +5,16 @@
 #                                         four seed systems over 5 seeds, LBoDSN in FLB's
 #                                         Fig. 8 and Proteus' Fig. 10 (about 2 hours on 2 cores)
 #   scripts/reproduce_lbodsn.sh --quick   Fig. 2 at the paper's 80% with one seed (minutes)
+# ROCELAB_BIN=path runs that binary instead of building this tree (scripts/reproduce_lib.sh);
+# a tree with uncommitted changes under src/ is refused, since the runs name the commit.
 # Resumable: a rerun skips every finished run (rocelab sweep). Results in runs/lbodsn/<sweep>/
 # (and runs/flb, runs/proteus for the two joined comparisons); runs/lbodsn/results.md holds
 # the tables. Across machines: set ROCELAB_LAUNCH="mpirun -np 16 --hostfile hosts".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-all}
-scripts/build-release.sh >/dev/null
-R=build/release/rocelab
+. scripts/reproduce_lib.sh
+repro_binary
 OUT=${ROCELAB_LBODSN_OUT:-runs/lbodsn}
 status=0
 sweep() {  # sweep FILE OUTDIR [args]
@@ -23,7 +25,7 @@ case $mode in
   --quick)
     sweep scenarios/lbodsn/sweeps/fig2_alistorage.yaml "$OUT/fig2_alistorage" --seeds 1 ;;
   all)
-    for s in fig2_alistorage fig3_hadoop seed_systems ablation_cnp ablation_fcn incast_regime ablation_cnp_incast; do
+    for s in fig2_alistorage fig3_hadoop seed_systems ablation_cnp ablation_fcn incast_regime ablation_cnp_incast watch; do
       sweep "scenarios/lbodsn/sweeps/$s.yaml" "$OUT/$s"
     done
     sweep scenarios/flb/sweeps/fig8_websearch_lbodsn.yaml runs/flb/fig8_websearch_lbodsn

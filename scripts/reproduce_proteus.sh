@@ -4,18 +4,21 @@
 #   scripts/reproduce_proteus.sh           every figure (about 1.5 hours on 2 cores)
 #   scripts/reproduce_proteus.sh --quick   the §II motivation figures with one seed
 #   scripts/reproduce_proteus.sh --flb     Proteus+DCQCN in FLB's Fig. 8, 15, 16, 17 (runs/flb)
+# ROCELAB_BIN=path runs that binary instead of building this tree (scripts/reproduce_lib.sh);
+# a tree with uncommitted changes under src/ is refused, since the runs name the commit.
 # Resumable: a rerun skips every finished run (rocelab sweep). Results in
 # runs/proteus/<sweep>/; runs/proteus/results.md holds the tables.
 # Across machines: set ROCELAB_LAUNCH="mpirun -np 16 --hostfile hosts".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-all}
-scripts/build-release.sh >/dev/null
-R=build/release/rocelab
+. scripts/reproduce_lib.sh
+repro_binary
 OUT=${ROCELAB_PROTEUS_OUT:-runs/proteus}
 MOTIVATION="motivation_fig2 motivation_fig3 motivation_fig4 motivation_fig6"
 ALL="$MOTIVATION fig5_pfc fig8_testbed_load fig9_link_speed fig10_websearch_load fig12_attribution
-     fig10_attribution fig10_link_delay fig12_workloads fig13_sensitivity"
+     fig10_attribution fig10_link_delay fig12_workloads fig13_sensitivity fig10_triggers
+     fig10_triggers_fabric fig12_triggers"
 FLB="fig8_websearch_proteus fig16_incast_proteus fig15_sr_fabricload_proteus fig17_fattree_proteus"
 seeds=()
 status=0

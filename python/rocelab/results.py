@@ -160,3 +160,20 @@ def read_sweep(sweep_dir, table="sweep"):
         header = next(csv.reader(f))
     text = {c: "string" for c in header if c in ("point", "scheme", "status", "error", "dir")}
     return pd.read_csv(path, dtype=text, keep_default_na=False, na_values=[""])
+
+
+def provenance(root):
+    """One Markdown line naming the rocelab builds (version+commit) whose runs are under
+    root, with how many runs each made: a table regenerated at one commit names one."""
+    counts = {}
+    for d in run_dirs(root):
+        try:
+            with open(os.path.join(d, "summary.json")) as fh:
+                v = json.load(fh).get("version", "unknown")
+        except (OSError, ValueError):
+            v = "unreadable"
+        counts[v] = counts.get(v, 0) + 1
+    if not counts:
+        return "No runs found."
+    parts = [f"rocelab {v} ({n} runs)" for v, n in sorted(counts.items(), key=lambda kv: -kv[1])]
+    return "Runs made by " + ", ".join(parts) + "."
