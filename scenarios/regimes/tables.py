@@ -74,15 +74,21 @@ def paused(runs):
     return sum(v) / len(v) if v else float("nan")
 
 
+def pause_frames(runs):
+    v = [j.get("pfc_pause_frames", 0) for j in runs.values()]
+    return sum(v) / len(v) if v else float("nan")
+
+
 def cell_name(c):
     return f"{c['cdf'][:9]} {c['os']} {c['delay']} {c['load']}" + (" +incast" if c["incast"] == "yes" else "")
 
 
 def cells_table(cells):
     print("| cell (workload, oversubscription, link delay, fabric load, incasts) | winner | "
-          "runner-up / winner (paired) | PFC paused: ECMP / most | " +
+          "runner-up / winner (paired) | PFC under ECMP: paused fraction, PAUSE frames | "
+          "most paused fraction | " +
           " | ".join(LABEL[s] for s in SCHEMES) + " |")
-    print("|---|---|---|---|" + "---|" * len(SCHEMES))
+    print("|---|---|---|---|---|" + "---|" * len(SCHEMES))
     for c, by in cells:
         order, means = ranking(by)
         if len(order) < 2:
@@ -91,13 +97,14 @@ def cells_table(cells):
         most = max(paused(v) for v in by.values() if v)
         fcts = [f"{means[LABEL[s]]:,.0f}" if LABEL[s] in means else "" for s in SCHEMES]
         print(f"| {cell_name(c)} | {order[0]} | {order[1]} {m:.2f} ± {ci:.2f} | "
-              f"{paused(by['ECMP']):.3f} / {most:.3f} | " + " | ".join(fcts) + " |")
+              f"{paused(by['ECMP']):.3f}, {pause_frames(by['ECMP']):,.0f} | {most:.3f} | " +
+              " | ".join(fcts) + " |")
 
 
 def claims_table(cells):
     """Per claim: in how many cells the system's FCT is below its rival's (paired interval
     below 1: holds; above 1: fails; else within the seeds' noise), and where."""
-    print("| claim | holds | noise | fails | where it holds |")
+    print("| claim | holds | noise | fails | cells where it holds, by dimension |")
     print("|---|---|---|---|---|")
     for system, rival, text in CLAIMS:
         holds, fails, noise = [], [], []
@@ -106,22 +113,24 @@ def claims_table(cells):
                 continue
             m, ci, n = paired_ratio(by[rival], by[system])  # system / rival
             (holds if m + ci < 1 else fails if m - ci > 1 else noise).append(c)
-        where = summarise(holds) if holds else "nowhere"
+        where = summarise(holds, cells) if holds else "nowhere"
         label = f"{system} beats {rival}" + (f" ({text})" if text else "")
         print(f"| {label} | {len(holds)} | {len(noise)} | {len(fails)} | {where} |")
 
 
-def summarise(cs):
-    """The regime dimensions the cells share, e.g. 'websearch; 2:1'."""
+DIMENSIONS = [("cdf", "workload"), ("os", "oversubscription"), ("delay", "link delay"),
+              ("load", "load"), ("incast", "incasts")]
+
+
+def summarise(cs, all_cells):
+    """Per regime dimension, in how many of its cells the claim holds: 'websearch 10/24'."""
     parts = []
-    for key in ("cdf", "incast", "os", "delay", "load"):
-        vals = sorted({c[key] for c in cs})
-        if len(vals) == 1:
-            parts.append(f"{key} {vals[0]}")
-    counts = {}
-    for c in cs:
-        counts[c["load"]] = counts.get(c["load"], 0) + 1
-    return "; ".join(parts) + (f" (by load: {dict(sorted(counts.items()))})")
+    for key, name in DIMENSIONS:
+        values = sorted({c[key] for c, _ in all_cells})
+        counts = [f"{v} {sum(c[key] == v for c in cs)}/{sum(c[key] == v for c, _ in all_cells)}"
+                  for v in values]
+        parts.append(f"{name}: " + ", ".join(counts))
+    return "; ".join(parts)
 
 
 def wins_table(cells):
