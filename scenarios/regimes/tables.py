@@ -25,7 +25,9 @@ COLOR = {"FLB+RC": "#1b9e77", "Proteus": "#d95f02", "LBoDSN": "#7570b3", "BFC": 
 CLAIMS = [("FLB+RC", "CONGA", "FLB §4.3: lower FCT than CONGA and ECMP"),
           ("FLB+RC", "ECMP", ""),
           ("Proteus", "CONGA", "Proteus §V-B: up to 37% lower AFCT than CONGA"),
+          ("Proteus", "ECMP", ""),
           ("LBoDSN", "ConWeave", "LBoDSN §4: 8% lower mean FCT than ConWeave"),
+          ("LBoDSN", "ECMP", ""),
           ("BFC", "ECMP", "BFC §4: lower FCT than DCQCN (both over ECMP)")]
 
 
@@ -134,19 +136,24 @@ def summarise(cs, all_cells):
 
 
 def wins_table(cells):
-    print("| scheme | cells won | won with the runner-up >= 5% behind |")
-    print("|---|---|---|")
-    wins, clear = {}, {}
+    print("| scheme | cells won | won with the runner-up >= 5% behind | mean rank (1-7) | "
+          "mean FCT / the cell's best |")
+    print("|---|---|---|---|---|")
+    wins, clear, ranks, gaps = {}, {}, {}, {}
     for c, by in cells:
-        order, _ = ranking(by)
+        order, means = ranking(by)
         if len(order) < 2:
             continue
+        for k, sch in enumerate(order):
+            ranks.setdefault(sch, []).append(k + 1)
+            gaps.setdefault(sch, []).append(means[sch] / means[order[0]])
         m, ci, _ = paired_ratio(by[order[0]], by[order[1]])
         wins[order[0]] = wins.get(order[0], 0) + 1
         if m - ci >= 1.05:
             clear[order[0]] = clear.get(order[0], 0) + 1
-    for s in sorted(wins, key=wins.get, reverse=True):
-        print(f"| {s} | {wins[s]} | {clear.get(s, 0)} |")
+    for s in sorted(ranks, key=lambda k: sum(ranks[k]) / len(ranks[k])):
+        print(f"| {s} | {wins.get(s, 0)} | {clear.get(s, 0)} | "
+              f"{sum(ranks[s]) / len(ranks[s]):.1f} | {sum(gaps[s]) / len(gaps[s]):.2f} |")
 
 
 def figures(cells, out_dir):
