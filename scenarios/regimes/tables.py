@@ -19,6 +19,11 @@ SCHEMES = ["flb+rc+pfc", "proteus+dcqcn+pfc", "lbodsn+dcqcn+pfc", "ecmp+win+bfc"
 LABEL = {"flb+rc+pfc": "FLB+RC", "proteus+dcqcn+pfc": "Proteus", "lbodsn+dcqcn+pfc": "LBoDSN",
          "ecmp+win+bfc": "BFC", "ecmp+dcqcn+pfc": "ECMP", "conga+dcqcn+pfc": "CONGA",
          "conweave+dcqcn+pfc": "ConWeave"}
+# The readings sweeps (readings.yaml, readings_incast.yaml): not in the ranking; each is
+# compared with its scheme's default and with that paper's rival.
+READINGS = {"proteus-off-congested": ("Proteus, off congested paths", "Proteus"),
+            "flb+rc-age-tick-1us": ("FLB+RC, 1 us aging tick", "FLB+RC"),
+            "lbodsn-watch-spine": ("LBoDSN, watched by spines", "LBoDSN")}
 COLOR = {"FLB+RC": "#1b9e77", "Proteus": "#d95f02", "LBoDSN": "#7570b3", "BFC": "#e7298a",
          "ECMP": "#999999", "CONGA": "#66a61e", "ConWeave": "#e6ab02"}
 # Each paper's headline comparison in this grid: (seed system, the rival it claims to beat).
@@ -38,15 +43,21 @@ def parse_point(point, incast):
 
 
 def load(root):
-    """[(cell, {label: {seed: summary}})] over both sweeps."""
+    """[(cell, {label: {seed: summary}})] over both sweeps; the readings' runs under their
+    READINGS labels, where they exist."""
     cells = []
     for sweep, incast in (("grid", "no"), ("grid_incast", "yes")):
         runs = summaries_by_point(os.path.join(root, sweep))
+        extra = summaries_by_point(os.path.join(root, sweep.replace("grid", "readings")))
         points = sorted({p for p, _ in runs})
         for p in points:
             by = {}
             for s in SCHEMES:
                 by[LABEL[s]] = {j["seed"]: j for j in runs.get((p, s), [])}
+            for name, (label, _) in READINGS.items():
+                got = {j["seed"]: j for j in extra.get((p, name), [])}
+                if got:
+                    by[label] = got
             cells.append((parse_point(p, incast), by))
     order = {"websearch": 0, "alistorage2019": 1}
     cells.sort(key=lambda c: (order.get(c[0]["cdf"], 9), c[0]["incast"], c[0]["os"],
@@ -67,7 +78,7 @@ def paired_ratio(a, b):
 
 
 def ranking(by):
-    means = {k: sum(afct(v)) / len(v) for k, v in by.items() if v}
+    means = {k: sum(afct(v)) / len(v) for k, v in by.items() if v and k in COLOR}
     return sorted(means, key=means.get), means
 
 
@@ -108,13 +119,18 @@ def claims_table(cells):
     below 1: holds; above 1: fails; else within the seeds' noise), and where."""
     print("| claim | holds | noise | fails | cells where it holds, by dimension |")
     print("|---|---|---|---|---|")
-    for system, rival, text in CLAIMS:
+    claims = list(CLAIMS)
+    for label, base in READINGS.values():
+        claims += [(label, rival, "") for system, rival, text in CLAIMS if system == base]
+    for system, rival, text in claims:
         holds, fails, noise = [], [], []
         for c, by in cells:
-            if not by[system] or not by[rival]:
+            if not by.get(system) or not by.get(rival):
                 continue
             m, ci, n = paired_ratio(by[rival], by[system])  # system / rival
             (holds if m + ci < 1 else fails if m - ci > 1 else noise).append(c)
+        if not holds and not fails and not noise:
+            continue  # a reading not run
         where = summarise(holds, cells) if holds else "nowhere"
         label = f"{system} beats {rival}" + (f" ({text})" if text else "")
         print(f"| {label} | {len(holds)} | {len(noise)} | {len(fails)} | {where} |")
@@ -197,6 +213,29 @@ def figures(cells, out_dir):
         print(f"wrote {path}", file=sys.stderr)
 
 
+def readings_table(cells):
+    """Each reading against its scheme's default, paired by seed, cell by cell."""
+    print("| reading | cells | better (interval below 1) | within noise | worse | "
+          "FCT / default: range of the cell means |")
+    print("|---|---|---|---|---|---|")
+    for label, base in READINGS.values():
+        better, noise, worse, ratios = 0, 0, 0, []
+        for c, by in cells:
+            if not by.get(label) or not by.get(base):
+                continue
+            m, ci, _ = paired_ratio(by[base], by[label])
+            ratios.append(m)
+            if m + ci < 1:
+                better += 1
+            elif m - ci > 1:
+                worse += 1
+            else:
+                noise += 1
+        if ratios:
+            print(f"| {label} | {len(ratios)} | {better} | {noise} | {worse} | "
+                  f"{min(ratios):.2f}-{max(ratios):.2f} |")
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
@@ -207,6 +246,8 @@ def main():
     wins_table(cells)
     print("\n### Each paper's comparison\n")
     claims_table(cells)
+    print("\n### The readings against their defaults\n")
+    readings_table(cells)
     if "--figures" in sys.argv:
         figures(cells, sys.argv[sys.argv.index("--figures") + 1])
 
