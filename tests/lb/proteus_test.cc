@@ -119,25 +119,40 @@ TEST(ProteusSignals, ALineRatePathIsFullAndUnqueuedTheOtherIdle) {
 // The three other paths are reported 10 us slower and fully used (congested) and kept so
 // (reports never expire); A's path is unmeasured, so idle: A takes it, and its tolerable
 // delay is 10 us. At 20 us A's uplink is paused by hand for `pause`.
-PauseRun run_paused(const std::string& subrtt, Delta pause) {
+constexpr uint32_t kIdle = 2;
+
+ExperimentSpec paused_spec(uint32_t leaves, ProteusConfig c) {
   ExperimentSpec spec;
-  spec.topology = test::small_leaf_spine(2, 4, 8);
+  spec.topology = test::small_leaf_spine(leaves, 4, 8);
   spec.lb = "proteus";
   spec.cc = "none";
   auto cfg = std::make_shared<ProteusSchemeConfig>();
-  cfg->cfg.subrtt = subrtt;
-  cfg->cfg.path_expiry_periods = 1000000;
+  c.path_expiry_periods = 1000000;
+  cfg->cfg = c;
   spec.lb_config = cfg;
   spec.flows.push_back(test::flow(0, 8, 4 * 1000 * 1000, Time{Delta::from_us(5).ps}));
-  Experiment exp(spec);
+  return spec;
+}
+
+// leaf0's Proteus, every path toward leaf1 but kIdle reported slow and full, run to 20 us.
+Proteus& primed(Experiment& exp) {
   Network& net = exp.network();
   const NodeId leaf0(net.topology().find("leaf0")), leaf1(net.topology().find("leaf1"));
   auto& pr = static_cast<Proteus&>(*net.switch_at(leaf0).load_balancer());
   const int64_t base = pr.base_delay_ps(leaf1.index());
-  const uint32_t kIdle = 2;
   for (uint32_t path = 0; path < 4; ++path)
     if (path != kIdle) pr.inject_report(leaf1.index(), path, base + 10 * kUs, 1.0);
   exp.run(Time{Delta::from_us(20).ps});
+  return pr;
+}
+
+PauseRun run_paused(const std::string& subrtt, Delta pause) {
+  ProteusConfig c;
+  c.subrtt = subrtt;
+  Experiment exp(paused_spec(2, c));
+  Network& net = exp.network();
+  const NodeId leaf0(net.topology().find("leaf0")), leaf1(net.topology().find("leaf1"));
+  Proteus& pr = primed(exp);
   PauseRun out;
   auto views = pr.path_views(leaf1.index());
   out.path_before = kIdle;
@@ -194,25 +209,13 @@ TEST(ProteusAlg2, LeavesALongPauseAndTheKickOutLastsUntilTheResume) {
 // `pair` (the kick-out is leaf1's pair's) and is out under `port` until the uplink resumes.
 TEST(ProteusAlg2, AKickOutKeepsItsPairOrEveryPairOffTheUplink) {
   for (const std::string scope : {"pair", "port"}) {
-    ExperimentSpec spec;
-    spec.topology = test::small_leaf_spine(3, 4, 8);
-    spec.lb = "proteus";
-    spec.cc = "none";
-    auto cfg = std::make_shared<ProteusSchemeConfig>();
-    cfg->cfg.kickout_scope = scope;
-    cfg->cfg.path_expiry_periods = 1000000;
-    spec.lb_config = cfg;
-    spec.flows.push_back(test::flow(0, 8, 4 * 1000 * 1000, Time{Delta::from_us(5).ps}));
-    Experiment exp(spec);
+    ProteusConfig c;
+    c.kickout_scope = scope;
+    Experiment exp(paused_spec(3, c));
     Network& net = exp.network();
     const NodeId leaf0(net.topology().find("leaf0")), leaf1(net.topology().find("leaf1")),
         leaf2(net.topology().find("leaf2"));
-    auto& pr = static_cast<Proteus&>(*net.switch_at(leaf0).load_balancer());
-    const int64_t base = pr.base_delay_ps(leaf1.index());
-    const uint32_t kIdle = 2;
-    for (uint32_t path = 0; path < 4; ++path)
-      if (path != kIdle) pr.inject_report(leaf1.index(), path, base + 10 * kUs, 1.0);
-    exp.run(Time{Delta::from_us(20).ps});
+    Proteus& pr = primed(exp);
     const PortId uplink = net.routing().next_hops(leaf0.index(), leaf1.index())[kIdle];
     const auto to_leaf2 = net.routing().next_hops(leaf0.index(), leaf2.index());
     const uint32_t same = static_cast<uint32_t>(
