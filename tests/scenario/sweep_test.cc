@@ -181,6 +181,28 @@ TEST(SweepCommand, AChangedPointRunsAgainAndAFailedOneDoesNotStopTheOthers) {
   fs::remove_all(dir);
 }
 
+// Every sweep file the repository ships loads, and every point of it checks under every
+// scheme (what `sweep --dry-run` does): a reproduction script must not find a broken one
+// hours into its run, as it found scenarios/bfc/sweeps/readings.yaml.
+TEST(Sweep, EveryShippedSweepFileChecks) {
+  size_t files = 0;
+  for (const auto& entry :
+       fs::recursive_directory_iterator(std::string(ROCELAB_SOURCE_DIR) + "/scenarios")) {
+    const fs::path& p = entry.path();
+    if (!entry.is_regular_file() || p.extension() != ".yaml" ||
+        p.parent_path().filename() != "sweeps")
+      continue;
+    ++files;
+    try {
+      const Sweep sweep = load_sweep(p.string());
+      EXPECT_FALSE(sweep.runs.empty()) << p;
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << p << ": " << e.what();
+    }
+  }
+  EXPECT_GE(files, 90u) << "the shipped sweeps were not found";
+}
+
 TEST(SweepCommand, CtrlCKeepsWhatFinishedAndLeavesNoPartialRun) {
   const fs::path dir = temp_dir("sweep_interrupt");
   const fs::path file = dir / "s.yaml";
