@@ -86,6 +86,7 @@ Flb::Flb(const SwitchView& sw, const FlbConfig& cfg)
       rng_(sw.seed(), "flb", sw.id().index()),
       stamp_(sw.packet_layout().declare<Stamp>("flb.stamp")),
       feedback_(sw.packet_layout().declare<Feedback>("flb.feedback")),
+      move_mark_(sw.packet_layout().declare<uint8_t>("flb.move")),
       cnm_(sw.packet_layout()),
       cfg_(cfg),
       handler_(sw.sim().add_handler(this, sw.id().index())),
@@ -331,6 +332,7 @@ PortId Flb::choose_egress(const SwitchView&, Packet& p, std::span<const PortId> 
     // up to the gap since, and the packet behind a drained queue is no later.
     scratch_delay_[e.path] = e.last_local_ps + remote_delay(pr, e.path, now);
     path = reroute(scratch_delay_, scratch_allowed_, e.path, packet_gap(e.last_seen, now));
+    if (!fresh && path != e.path) note_move(p, now - e.last_seen);
   }
   if (!fresh && path != e.path) ++reroutes_;
   e.path = path;
@@ -387,6 +389,7 @@ bool Flb::on_receive(const SwitchView&, Packet& p, PortId in_port) {
 }
 
 void Flb::as_destination(Packet& p, PortId) {
+  if (p.type == PacketType::kData) watch_moves(p);
   const Routing& r = sw_.routing();
   Pair& pr = pair(r.edge_index(r.src_edge(p)));
   Stamp& stamp = sw_.field(stamp_, p);
@@ -410,6 +413,47 @@ void Flb::as_destination(Packet& p, PortId) {
       pr.min_owd[path] = std::min(pr.min_owd[path], owd);
     }
     fb = Feedback{};
+  }
+}
+
+namespace {
+size_t gap_bucket(Delta gap) {
+  return gap < Delta::from_ns(100)  ? 0
+         : gap < Delta::from_us(1)  ? 1
+         : gap < Delta::from_us(10) ? 2
+                                    : 3;
+}
+}  // namespace
+
+void Flb::note_move(Packet& p, Delta gap) {
+  const size_t b = gap_bucket(gap);
+  ++moves_by_gap_[b];
+  sw_.field(move_mark_, p) = static_cast<uint8_t>(b + 1);
+}
+
+// At the destination edge: a moved packet opens a watch on its flow; the first later
+// arrival of an earlier byte of the flow (its previous packet, or a resend of it) closes it
+// as overtaken. Watches older than kMoveWatch go, so the table stays small.
+void Flb::watch_moves(const Packet& p) {
+  const Time now = sw_.now();
+  const uint8_t mark = sw_.field(move_mark_, p);
+  const uint32_t flow = p.flow.index();
+  if (mark != 0) {
+    if (move_watch_.size() >= 4096)
+      for (auto it = move_watch_.begin(); it != move_watch_.end();)
+        it = now - it->second.at > kMoveWatch ? move_watch_.erase(it) : it + 1;
+    move_watch_.try_emplace(flow).first->second =
+        MoveWatch{p.seq, now, static_cast<uint8_t>(mark - 1)};
+    return;
+  }
+  if (move_watch_.empty()) return;
+  auto it = move_watch_.find(flow);
+  if (it == move_watch_.end()) return;
+  if (p.seq < it->second.seq) {
+    ++overtaken_by_gap_[it->second.bucket];
+    move_watch_.erase(it);
+  } else if (now - it->second.at > kMoveWatch) {
+    move_watch_.erase(it);
   }
 }
 

@@ -5,6 +5,7 @@
 // the source edge pins each packet to an end-to-end path ID by source routing (§3.4).
 #pragma once
 
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -239,6 +240,22 @@ class Flb final : public LoadBalancer, public EventHandler {
   // Over the CNMs sent: the n each carried, and how many of the port's entries had been
   // hit within rc_n_window then (what n would be under rc_n: recent).
   uint64_t rc_n_sum_ = 0, rc_n_recent_sum_ = 0;
+  // Reported only: Alg. 1's moves by the flow's real gap since its previous packet (< 100
+  // ns, < 1 us, < 10 us, more), and of them those whose previous packet reached the
+  // destination edge after the moved one (the move overtook). The moved packet carries its
+  // bucket to the destination edge, which watches the flow until that previous packet
+  // comes (or kMoveWatch passes).
+  struct MoveWatch {
+    uint64_t seq;  // the moved packet's first byte
+    Time at;
+    uint8_t bucket;
+  };
+  static constexpr Delta kMoveWatch = Delta::from_us(100);
+  void note_move(Packet& p, Delta gap);
+  void watch_moves(const Packet& p);
+  PacketField<uint8_t> move_mark_;
+  FlatMap<uint32_t, MoveWatch> move_watch_;
+  std::array<uint64_t, 4> moves_by_gap_{}, overtaken_by_gap_{};
   uint64_t reroutes_ = 0, cnms_sent_ = 0, isolations_ = 0, isolation_timeouts_ = 0, probes_ = 0;
   static constexpr uint32_t kIsolationTimerKind = 0;
   static constexpr uint32_t kCongestedFlowTimerKind = 1;

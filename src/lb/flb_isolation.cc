@@ -249,6 +249,12 @@ void Flb::add_stats(std::vector<Stat>& out) const {
   out.push_back({"flb_held_not_departed", static_cast<double>(held_not_departed_)});
   out.push_back({"flb_held_uplink_busy", static_cast<double>(held_uplink_busy_)});
   out.push_back({"flb_cnms_sent", static_cast<double>(cnms_sent_)});
+  static const char* const kGap[] = {"lt_100ns", "100ns_1us", "1us_10us", "ge_10us"};
+  for (size_t i = 0; i < moves_by_gap_.size(); ++i) {
+    out.push_back({std::string("flb_moves_gap_") + kGap[i], static_cast<double>(moves_by_gap_[i])});
+    out.push_back({std::string("flb_moves_overtaken_gap_") + kGap[i],
+                   static_cast<double>(overtaken_by_gap_[i])});
+  }
   out.push_back({"flb_cnm_n_sum", static_cast<double>(rc_n_sum_)});
   out.push_back({"flb_cnm_recent_flows_sum", static_cast<double>(rc_n_recent_sum_)});
   out.push_back({"flb_isolations", static_cast<double>(isolations_)});

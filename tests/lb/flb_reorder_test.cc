@@ -18,6 +18,7 @@ const std::string kSec43 = std::string(ROCELAB_SOURCE_DIR) + "/scenarios/flb/sec
 struct PausedUplinkRun {
   uint64_t reordered = 0;
   double moves = 0, held_not_departed = 0, held_uplink_busy = 0, held_stale_current = 0;
+  double alg1_moves = 0, overtaken = 0, overtaken_long_gap = 0;
   uint16_t path_before = 0;
 };
 
@@ -74,6 +75,11 @@ PausedUplinkRun run_paused_uplink(const std::string& guard, Delta expiry = Delta
   out.held_not_departed = test::lb_stat(exp, "flb_held_not_departed");
   out.held_uplink_busy = test::lb_stat(exp, "flb_held_uplink_busy");
   out.held_stale_current = test::lb_stat(exp, "flb_held_stale_current");
+  for (const char* gap : {"lt_100ns", "100ns_1us", "1us_10us", "ge_10us"}) {
+    out.alg1_moves += test::lb_stat(exp, std::string("flb_moves_gap_") + gap);
+    out.overtaken += test::lb_stat(exp, std::string("flb_moves_overtaken_gap_") + gap);
+  }
+  out.overtaken_long_gap = test::lb_stat(exp, "flb_moves_overtaken_gap_ge_10us");
   std::printf("%s: moves %.0f, reordered %llu, held: stale %.0f, not departed %.0f, busy %.0f\n",
               guard.c_str(), out.moves, static_cast<unsigned long long>(out.reordered),
               out.held_stale_current, out.held_not_departed, out.held_uplink_busy);
@@ -86,10 +92,15 @@ TEST(FlbReorder, APacketBehindAPausedUplinkIsNotOvertakenOnAnIdlePath) {
   const PausedUplinkRun literal = run_paused_uplink("literal");
   EXPECT_GE(literal.moves, 1);
   EXPECT_GT(literal.reordered, 10u);
+  // The destination edge saw the move overtake: A's first packet after the 200 us gap.
+  EXPECT_GE(literal.overtaken_long_gap, 1);
+  EXPECT_LE(literal.overtaken, literal.alg1_moves);
+  EXPECT_LE(literal.alg1_moves, literal.moves) << "Alg. 1's moves are among all moves";
   // Departed: A stays until the uplink queue has sent its previous packet.
   const PausedUplinkRun departed = run_paused_uplink("departed");
   EXPECT_GT(departed.held_not_departed, 0);
   EXPECT_EQ(departed.reordered, 0u);
+  EXPECT_EQ(departed.overtaken, 0);
   // Idle: A stays while its uplink queue holds data or is paused.
   const PausedUplinkRun idle = run_paused_uplink("idle");
   EXPECT_GT(idle.held_uplink_busy, 0);
