@@ -440,8 +440,7 @@ void Flb::watch_moves(const Packet& p) {
   const uint32_t flow = p.flow.index();
   if (mark != 0) {
     if (move_watch_.size() >= 4096)
-      for (auto it = move_watch_.begin(); it != move_watch_.end();)
-        it = now - it->second.at > kMoveWatch ? move_watch_.erase(it) : it + 1;
+      move_watch_.erase_if([&](uint32_t, const MoveWatch& w) { return now - w.at > kMoveWatch; });
     move_watch_.try_emplace(flow).first->second =
         MoveWatch{p.seq, now, static_cast<uint8_t>(mark - 1)};
     return;

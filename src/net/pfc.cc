@@ -67,7 +67,7 @@ void Pfc::on_dequeue(PortId out, size_t, Packet& p) {
 }
 
 void Pfc::clear_lapse(PortId in, Priority prio) {
-  uint8_t& lapsed = lapsed_[size_t{in.index()} * 8 + (prio & 7)];
+  uint8_t& lapsed = lapsed_[port_prio_slot(in, prio)];
   if (lapsed == 0 || mmu_.pfc_counter(in, prio) > mmu_.resume_threshold(in)) return;
   lapsed = 0;
   --lapsed_count_;
@@ -75,7 +75,7 @@ void Pfc::clear_lapse(PortId in, Priority prio) {
 
 FlowControl::Refusal Pfc::why_refused(PortId in, const Packet& p) const {
   if (refused_at_egress_) return Refusal::kEgressThreshold;
-  const bool lapsed = lapsed_count_ != 0 && lapsed_[size_t{in.index()} * 8 + (p.priority & 7)] != 0;
+  const bool lapsed = lapsed_count_ != 0 && lapsed_[port_prio_slot(in, p.priority)] != 0;
   return lapsed ? Refusal::kPauseLapse : Refusal::kBuffer;
 }
 
@@ -117,7 +117,7 @@ void Pfc::end_pause(PortId port, Priority prio) {
 }
 
 uint32_t& Pfc::generation(TimerKind kind, PortId port, Priority prio) {
-  const size_t i = (size_t{port.index()} * 8 + (prio & 7)) * 3 + kind;
+  const size_t i = port_prio_slot(port, prio) * 3 + kind;
   if (i >= generations_.size()) generations_.resize(node_.port_count() * 8 * 3, 0);
   return generations_[i];
 }
@@ -154,7 +154,7 @@ void Pfc::on_event(uint32_t kind, uint64_t arg) {
       // have gone: what overflows its headroom from now on is the lapse's loss.
       if (mmu_.pfc_counter(port, prio) <= mmu_.resume_threshold(port)) break;
       if (lapsed_.empty()) lapsed_.assign(node_.port_count() * 8, 0);
-      uint8_t& lapsed = lapsed_[size_t{port.index()} * 8 + (prio & 7)];
+      uint8_t& lapsed = lapsed_[port_prio_slot(port, prio)];
       if (lapsed == 0) ++lapsed_count_;
       lapsed = 1;
       break;

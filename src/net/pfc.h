@@ -57,7 +57,10 @@ class Pfc final : public FlowControl, public EventHandler {
   // kPerPacket: [port][priority] 1 from a lapse of the switch's pause record while the
   // ingress stayed above the resume threshold (its sender sends again, though a standard
   // PAUSE would still hold it) until the ingress falls to that threshold.
-  std::vector<uint8_t> lapsed_;
+  std::vector<uint8_t> lapsed_;  // by port_prio_slot, sized at the first lapse
+  static size_t port_prio_slot(PortId in, Priority prio) {
+    return size_t{in.index()} * 8 + (prio & 7);
+  }
   uint32_t lapsed_count_ = 0;
   bool refused_at_egress_ = false;  // the last refusal was the egress threshold's
   void clear_lapse(PortId in, Priority prio);

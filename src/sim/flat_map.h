@@ -34,6 +34,12 @@ class FlatMap {
     return it != items_.end() && it->first == key ? it : items_.end();
   }
   bool contains(const K& key) const { return find(key) != end(); }
+  // Erases every item `pred` holds for, in one pass (erasing one by one shifts the rest
+  // each time).
+  template <class Pred>
+  size_t erase_if(Pred pred) {
+    return std::erase_if(items_, [&](const value_type& kv) { return pred(kv.first, kv.second); });
+  }
   void clear() { items_.clear(); }
   // Inserts (key, value) unless the key is there; the entry and whether it was inserted.
   std::pair<iterator, bool> emplace(const K& key, V value) {
