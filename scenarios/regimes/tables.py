@@ -2,11 +2,14 @@
 
 usage: PYTHONPATH=python python3 scenarios/regimes/tables.py runs/regimes [--figures DIR]
 (after `rocelab sweep scenarios/regimes/sweeps/grid.yaml -o runs/regimes/grid` and the same
-for grid_incast.yaml). Prints Markdown: per cell the winner by mean FCT, its margin over the
+for grid_incast.yaml, grid_pfc.yaml and the readings*.yaml). Prints Markdown: per cell the
+winner by mean FCT (in grid_pfc's PFC-heavy cells, the background flows' mean FCT: the
+incasts' own is set by their receivers' links), its margin over the
 runner-up (the runner-up's FCT over the winner's, paired by seed: mean and 95% interval),
 whether PFC engaged (the mean paused-time fraction of the fabric's links under ECMP and the
 most under any scheme) and every scheme's mean FCT; then, per paper, where its headline
-comparison holds. With --figures, one PNG per workload: the winner of every cell.
+comparison holds; the PFC-heavy cells apart. With --figures, one PNG per workload and one
+for the PFC-heavy cells: the winner of every cell.
 """
 import os
 import sys
@@ -23,7 +26,8 @@ LABEL = {"flb+rc+pfc": "FLB+RC", "proteus+dcqcn+pfc": "Proteus", "lbodsn+dcqcn+p
 # compared with its scheme's default and with that paper's rival.
 READINGS = {"proteus-off-congested": ("Proteus, off congested paths", "Proteus"),
             "flb+rc-age-tick-1us": ("FLB+RC, 1 us aging tick", "FLB+RC"),
-            "lbodsn-watch-spine": ("LBoDSN, watched by spines", "LBoDSN")}
+            "lbodsn-watch-spine": ("LBoDSN, watched by spines", "LBoDSN"),
+            "proteus-kickout-port": ("Proteus, kick-out per uplink", "Proteus")}
 COLOR = {"FLB+RC": "#1b9e77", "Proteus": "#d95f02", "LBoDSN": "#7570b3", "BFC": "#e7298a",
          "ECMP": "#999999", "CONGA": "#66a61e", "ConWeave": "#e6ab02"}
 # Each paper's headline comparison in this grid: (seed system, the rival it claims to beat).
@@ -46,9 +50,14 @@ def load(root):
     """[(cell, {label: {seed: summary}})] over both sweeps; the readings' runs under their
     READINGS labels, where they exist."""
     cells = []
-    for sweep, incast in (("grid", "no"), ("grid_incast", "yes")):
+    for sweep, incast in (("grid", "no"), ("grid_incast", "yes"), ("grid_pfc", "heavy")):
+        if not os.path.isdir(os.path.join(root, sweep)):
+            continue
         runs = summaries_by_point(os.path.join(root, sweep))
         extra = summaries_by_point(os.path.join(root, sweep.replace("grid", "readings")))
+        for got in list(runs.values()) + list(extra.values()):
+            for j in got:
+                j["rank_fct_us"] = ranked_fct(j, incast)
         points = sorted({p for p, _ in runs})
         for p in points:
             by = {}
@@ -65,14 +74,27 @@ def load(root):
     return cells
 
 
+def ranked_fct(j, incast):
+    """What a cell ranks by: the mean FCT of every flow, or in a PFC-heavy cell the
+    background flows' (PFC's victims; an incast's FCT is its receiver link's)."""
+    if incast == "heavy":
+        return j["by_tag"]["background"]["afct_us"]
+    return j["afct_us"]
+
+
 def afct(runs):
-    return [j["afct_us"] for j in runs.values()]
+    return [j["rank_fct_us"] for j in runs.values()]
+
+
+def incast_afct(runs):
+    v = [j["by_tag"]["incast"]["afct_us"] for j in runs.values()]
+    return sum(v) / len(v) if v else float("nan")
 
 
 def paired_ratio(a, b):
     """b's FCT over a's, seed by seed: (mean, half-width, n)."""
     seeds = sorted(set(a) & set(b))
-    r = [b[s]["afct_us"] / a[s]["afct_us"] for s in seeds if a[s]["afct_us"] > 0]
+    r = [b[s]["rank_fct_us"] / a[s]["rank_fct_us"] for s in seeds if a[s]["rank_fct_us"] > 0]
     m, c = mean_ci(r) if r else (float("nan"), float("nan"))
     return m, c, len(r)
 
@@ -93,7 +115,8 @@ def pause_frames(runs):
 
 
 def cell_name(c):
-    return f"{c['cdf'][:9]} {c['os']} {c['delay']} {c['load']}" + (" +incast" if c["incast"] == "yes" else "")
+    tail = {"no": "", "yes": " +incast", "heavy": " +heavy incast"}[c["incast"]]
+    return f"{c['cdf'][:9]} {c['os']} {c['delay']} {c['load']}{tail}"
 
 
 def cells_table(cells):
@@ -172,45 +195,71 @@ def wins_table(cells):
               f"{sum(ranks[s]) / len(ranks[s]):.1f} | {sum(gaps[s]) / len(gaps[s]):.2f} |")
 
 
-def figures(cells, out_dir):
+def winner_grid(ax, cells, rows, row_of):
+    """One square per cell, coloured by its winner (faded: the runner-up within noise)."""
+    import matplotlib.pyplot as plt
+    cols = [(d, l) for d in ("1us", "5us") for l in ("0.3", "0.5", "0.8")]
+    for c, by in cells:
+        order, means = ranking(by)
+        if len(order) < 2:
+            continue
+        r = rows.index(row_of(c))
+        k = cols.index((c["delay"], c["load"]))
+        m, ci, _ = paired_ratio(by[order[0]], by[order[1]])
+        ax.add_patch(plt.Rectangle((k, r), 1, 1, color=COLOR[order[0]],
+                                   alpha=1.0 if m - ci > 1 else 0.45))
+        ax.text(k + 0.5, r + 0.5, f"{order[0]}\n{order[1]} +{(m - 1) * 100:.0f}%",
+                ha="center", va="center", fontsize=7)
+    ax.set_xlim(0, len(cols))
+    ax.set_ylim(0, len(rows))
+    ax.invert_yaxis()
+    ax.set_xticks([i + 0.5 for i in range(len(cols))])
+    ax.set_xticklabels([f"{d}\nload {l}" for d, l in cols], fontsize=8)
+    ax.set_yticks([i + 0.5 for i in range(len(rows))])
+
+
+def save_figure(fig, ax, out_dir, name, title):
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
+    ax.set_title(title, fontsize=9)
+    ax.legend(handles=[Patch(color=v, label=k) for k, v in COLOR.items()], fontsize=7,
+              loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    fig.tight_layout()
+    path = os.path.join(out_dir, name)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    print(f"wrote {path}", file=sys.stderr)
+
+
+def figures(cells, heavy, out_dir):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib.patches import Patch
     os.makedirs(out_dir, exist_ok=True)
+    title = "winner by mean FCT (faded: the runner-up within the seeds' noise)"
     for cdf in sorted({c["cdf"] for c, _ in cells}):
         rows = [(inc, os_) for inc in ("no", "yes") for os_ in ("1:1", "2:1")]
-        cols = [(d, l) for d in ("1us", "5us") for l in ("0.3", "0.5", "0.8")]
         fig, ax = plt.subplots(figsize=(9, 3.6))
-        for c, by in cells:
-            if c["cdf"] != cdf:
-                continue
-            order, means = ranking(by)
-            if len(order) < 2:
-                continue
-            r = rows.index((c["incast"], c["os"]))
-            k = cols.index((c["delay"], c["load"]))
-            m, ci, _ = paired_ratio(by[order[0]], by[order[1]])
-            ax.add_patch(plt.Rectangle((k, r), 1, 1, color=COLOR[order[0]],
-                                       alpha=1.0 if m - ci > 1 else 0.45))
-            ax.text(k + 0.5, r + 0.5, f"{order[0]}\n{order[1]} +{(m - 1) * 100:.0f}%",
-                    ha="center", va="center", fontsize=7)
-        ax.set_xlim(0, len(cols))
-        ax.set_ylim(0, len(rows))
-        ax.invert_yaxis()
-        ax.set_xticks([i + 0.5 for i in range(len(cols))])
-        ax.set_xticklabels([f"{d}\nload {l}" for d, l in cols], fontsize=8)
-        ax.set_yticks([i + 0.5 for i in range(len(rows))])
+        winner_grid(ax, [x for x in cells if x[0]["cdf"] == cdf], rows,
+                    lambda c: (c["incast"], c["os"]))
         ax.set_yticklabels([f"{o}{' +incast' if i == 'yes' else ''}" for i, o in rows], fontsize=8)
-        ax.set_title(f"{cdf}: winner by mean FCT (faded: the runner-up within the seeds' noise)",
-                     fontsize=9)
-        ax.legend(handles=[Patch(color=v, label=k) for k, v in COLOR.items()], fontsize=7,
-                  loc="upper left", bbox_to_anchor=(1.0, 1.0))
-        fig.tight_layout()
-        path = os.path.join(out_dir, f"seed_systems_{cdf}.png")
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        print(f"wrote {path}", file=sys.stderr)
+        save_figure(fig, ax, out_dir, f"seed_systems_{cdf}.png", f"{cdf}: {title}")
+    if heavy:
+        rows = [(cdf, os_) for cdf in ("websearch", "alistorage2019") for os_ in ("1:1", "2:1")]
+        fig, ax = plt.subplots(figsize=(9, 3.6))
+        winner_grid(ax, heavy, rows, lambda c: (c["cdf"], c["os"]))
+        ax.set_yticklabels([f"{cdf} {o}" for cdf, o in rows], fontsize=8)
+        save_figure(fig, ax, out_dir, "seed_systems_pfc.png",
+                    f"heavy incasts, background flows: {title}")
+
+
+def incasts_table(cells):
+    """The PFC-heavy cells' incast flows: their mean FCT per scheme (not ranked)."""
+    print("| cell | " + " | ".join(LABEL[s] for s in SCHEMES) + " |")
+    print("|---|" + "---|" * len(SCHEMES))
+    for c, by in cells:
+        fcts = [f"{incast_afct(by[LABEL[s]]):,.0f}" if by.get(LABEL[s]) else "" for s in SCHEMES]
+        print(f"| {cell_name(c)} | " + " | ".join(fcts) + " |")
 
 
 def readings_table(cells):
@@ -236,20 +285,31 @@ def readings_table(cells):
                   f"{min(ratios):.2f}-{max(ratios):.2f} |")
 
 
+def sections(cells, what):
+    print(f"### Every cell{what}\n")
+    cells_table(cells)
+    print(f"\n### Cells won{what}\n")
+    wins_table(cells)
+    print(f"\n### Each paper's comparison{what}\n")
+    claims_table(cells)
+    print(f"\n### The readings against their defaults{what}\n")
+    readings_table(cells)
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
-    cells = load(sys.argv[1])
-    print("### Every cell\n")
-    cells_table(cells)
-    print("\n### Cells won\n")
-    wins_table(cells)
-    print("\n### Each paper's comparison\n")
-    claims_table(cells)
-    print("\n### The readings against their defaults\n")
-    readings_table(cells)
+    every = load(sys.argv[1])
+    cells = [x for x in every if x[0]["incast"] != "heavy"]
+    heavy = [x for x in every if x[0]["incast"] == "heavy"]
+    sections(cells, "")
+    if heavy:
+        print()
+        sections(heavy, ", PFC-heavy (background flows)")
+        print("\n### The PFC-heavy cells' incast flows: mean FCT (us)\n")
+        incasts_table(heavy)
     if "--figures" in sys.argv:
-        figures(cells, sys.argv[sys.argv.index("--figures") + 1])
+        figures(cells, heavy, sys.argv[sys.argv.index("--figures") + 1])
 
 
 if __name__ == "__main__":
