@@ -21,6 +21,12 @@ namespace {
 const std::array<std::string, 4> kGuards = {"literal", "departed", "idle", "never"};
 const std::array<std::string, 2> kRcN = {"recent", "entries"};
 
+// The buckets of the reported delays (a move's gap and slack, a sample's change): < 100 ns,
+// < 1 us, < 10 us, more.
+size_t delay_bucket(Delta d) {
+  return d < Delta::from_ns(100) ? 0 : d < Delta::from_us(1) ? 1 : d < Delta::from_us(10) ? 2 : 3;
+}
+
 Flb::Guard guard_named(const std::string& name) {
   const auto it = std::find(kGuards.begin(), kGuards.end(), name);
   if (it == kGuards.end()) throw std::invalid_argument("flb: unknown reroute_guard " + name);
@@ -86,7 +92,6 @@ Flb::Flb(const SwitchView& sw, const FlbConfig& cfg)
       rng_(sw.seed(), "flb", sw.id().index()),
       stamp_(sw.packet_layout().declare<Stamp>("flb.stamp")),
       feedback_(sw.packet_layout().declare<Feedback>("flb.feedback")),
-      move_mark_(sw.packet_layout().declare<uint8_t>("flb.move")),
       cnm_(sw.packet_layout()),
       cfg_(cfg),
       handler_(sw.sim().add_handler(this, sw.id().index())),
@@ -94,7 +99,8 @@ Flb::Flb(const SwitchView& sw, const FlbConfig& cfg)
       table_(cfg.hardware_table, cfg.hardware_entries, cfg.flow_timeout),
       guard_(guard_named(cfg.reroute_guard)),
       rc_n_recent_(cfg.rc_n == "recent"),
-      rc_n_window_(cfg.rc_n_window > Delta::zero() ? cfg.rc_n_window : cfg.isolation_recompute) {
+      rc_n_window_(cfg.rc_n_window > Delta::zero() ? cfg.rc_n_window : cfg.isolation_recompute),
+      move_mark_(sw.packet_layout().declare<uint8_t>("flb.move")) {
   RandomStream clock_rng(sw_.seed(), "flb-clock", sw.id().index());
   clock_offset_ = Delta{
       static_cast<int64_t>(clock_rng.uniform() * static_cast<double>(cfg.clock_offset_max.ps))};
@@ -331,8 +337,10 @@ PortId Flb::choose_egress(const SwitchView&, Packet& p, std::span<const PortId> 
     // it with the gap): its local queue then, not now. The queue may have drained by
     // up to the gap since, and the packet behind a drained queue is no later.
     scratch_delay_[e.path] = e.last_local_ps + remote_delay(pr, e.path, now);
-    path = reroute(scratch_delay_, scratch_allowed_, e.path, packet_gap(e.last_seen, now));
-    if (!fresh && path != e.path) note_move(p, now - e.last_seen);
+    const Delta gap = packet_gap(e.last_seen, now);
+    path = reroute(scratch_delay_, scratch_allowed_, e.path, gap);
+    if (!fresh && path != e.path)
+      note_move(p, now - e.last_seen, gap - Delta{scratch_delay_[e.path] - scratch_delay_[path]});
   }
   if (!fresh && path != e.path) ++reroutes_;
   e.path = path;
@@ -407,6 +415,8 @@ void Flb::as_destination(Packet& p, PortId) {
     const uint16_t path = fb.path;
     if (path < pr.paths) {
       const int64_t owd = fb.owd_ps;
+      if (pr.measured_at[path] != Time::never())
+        ++sample_change_[delay_bucket(Delta{std::abs(owd - pr.owd[path])})];
       pr.owd[path] = owd;
       ++feedback_received_;
       pr.measured_at[path] = sw_.now();
@@ -416,19 +426,11 @@ void Flb::as_destination(Packet& p, PortId) {
   }
 }
 
-namespace {
-size_t gap_bucket(Delta gap) {
-  return gap < Delta::from_ns(100)  ? 0
-         : gap < Delta::from_us(1)  ? 1
-         : gap < Delta::from_us(10) ? 2
-                                    : 3;
-}
-}  // namespace
-
-void Flb::note_move(Packet& p, Delta gap) {
-  const size_t b = gap_bucket(gap);
-  ++moves_by_gap_[b];
-  sw_.field(move_mark_, p) = static_cast<uint8_t>(b + 1);
+void Flb::note_move(Packet& p, Delta gap, Delta slack) {
+  const size_t g = delay_bucket(gap), s = delay_bucket(slack);
+  ++moves_by_gap_[g];
+  ++moves_by_slack_[s];
+  sw_.field(move_mark_, p) = static_cast<uint8_t>(1 + g + 4 * s);
 }
 
 // At the destination edge: a moved packet opens a watch on its flow; the first later
@@ -441,15 +443,17 @@ void Flb::watch_moves(const Packet& p) {
   if (mark != 0) {
     if (move_watch_.size() >= 4096)
       move_watch_.erase_if([&](uint32_t, const MoveWatch& w) { return now - w.at > kMoveWatch; });
+    const auto buckets = static_cast<uint8_t>(mark - 1);
     move_watch_.try_emplace(flow).first->second =
-        MoveWatch{p.seq, now, static_cast<uint8_t>(mark - 1)};
+        MoveWatch{p.seq, now, static_cast<uint8_t>(buckets % 4), static_cast<uint8_t>(buckets / 4)};
     return;
   }
   if (move_watch_.empty()) return;
   auto it = move_watch_.find(flow);
   if (it == move_watch_.end()) return;
   if (p.seq < it->second.seq) {
-    ++overtaken_by_gap_[it->second.bucket];
+    ++overtaken_by_gap_[it->second.gap_bucket];
+    ++overtaken_by_slack_[it->second.slack_bucket];
     move_watch_.erase(it);
   } else if (now - it->second.at > kMoveWatch) {
     move_watch_.erase(it);

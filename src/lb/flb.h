@@ -241,21 +241,24 @@ class Flb final : public LoadBalancer, public EventHandler {
   // hit within rc_n_window then (what n would be under rc_n: recent).
   uint64_t rc_n_sum_ = 0, rc_n_recent_sum_ = 0;
   // Reported only: Alg. 1's moves by the flow's real gap since its previous packet (< 100
-  // ns, < 1 us, < 10 us, more), and of them those whose previous packet reached the
-  // destination edge after the moved one (the move overtook). The moved packet carries its
-  // bucket to the destination edge, which watches the flow until that previous packet
-  // comes (or kMoveWatch passes).
+  // ns, < 1 us, < 10 us, more), and by their slack (Alg. 1's gap less the delay difference
+  // it moved on: the error in the sampled delays a move survives), and of them those whose
+  // previous packet reached the destination edge after the moved one (the move overtook).
+  // The moved packet carries its buckets to the destination edge, which watches the flow
+  // until that previous packet comes (or kMoveWatch passes). Beside them, how much a path's
+  // sampled delay changed from one sample to the next, in the same buckets.
   struct MoveWatch {
     uint64_t seq;  // the moved packet's first byte
     Time at;
-    uint8_t bucket;
+    uint8_t gap_bucket, slack_bucket;
   };
   static constexpr Delta kMoveWatch = Delta::from_us(100);
-  void note_move(Packet& p, Delta gap);
+  void note_move(Packet& p, Delta gap, Delta slack);
   void watch_moves(const Packet& p);
   PacketField<uint8_t> move_mark_;
   FlatMap<uint32_t, MoveWatch> move_watch_;
   std::array<uint64_t, 4> moves_by_gap_{}, overtaken_by_gap_{};
+  std::array<uint64_t, 4> moves_by_slack_{}, overtaken_by_slack_{}, sample_change_{};
   uint64_t reroutes_ = 0, cnms_sent_ = 0, isolations_ = 0, isolation_timeouts_ = 0, probes_ = 0;
   static constexpr uint32_t kIsolationTimerKind = 0;
   static constexpr uint32_t kCongestedFlowTimerKind = 1;

@@ -254,6 +254,12 @@ void Flb::add_stats(std::vector<Stat>& out) const {
     out.push_back({std::string("flb_moves_gap_") + kGap[i], static_cast<double>(moves_by_gap_[i])});
     out.push_back({std::string("flb_moves_overtaken_gap_") + kGap[i],
                    static_cast<double>(overtaken_by_gap_[i])});
+    out.push_back(
+        {std::string("flb_moves_slack_") + kGap[i], static_cast<double>(moves_by_slack_[i])});
+    out.push_back({std::string("flb_moves_overtaken_slack_") + kGap[i],
+                   static_cast<double>(overtaken_by_slack_[i])});
+    out.push_back(
+        {std::string("flb_sample_change_") + kGap[i], static_cast<double>(sample_change_[i])});
   }
   out.push_back({"flb_cnm_n_sum", static_cast<double>(rc_n_sum_)});
   out.push_back({"flb_cnm_recent_flows_sum", static_cast<double>(rc_n_recent_sum_)});

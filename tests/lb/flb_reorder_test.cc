@@ -19,6 +19,7 @@ struct PausedUplinkRun {
   uint64_t reordered = 0;
   double moves = 0, held_not_departed = 0, held_uplink_busy = 0, held_stale_current = 0;
   double alg1_moves = 0, overtaken = 0, overtaken_long_gap = 0;
+  double moves_by_slack = 0, overtaken_by_slack = 0, overtaken_long_slack = 0;
   uint16_t path_before = 0;
 };
 
@@ -78,8 +79,11 @@ PausedUplinkRun run_paused_uplink(const std::string& guard, Delta expiry = Delta
   for (const char* gap : {"lt_100ns", "100ns_1us", "1us_10us", "ge_10us"}) {
     out.alg1_moves += test::lb_stat(exp, std::string("flb_moves_gap_") + gap);
     out.overtaken += test::lb_stat(exp, std::string("flb_moves_overtaken_gap_") + gap);
+    out.moves_by_slack += test::lb_stat(exp, std::string("flb_moves_slack_") + gap);
+    out.overtaken_by_slack += test::lb_stat(exp, std::string("flb_moves_overtaken_slack_") + gap);
   }
   out.overtaken_long_gap = test::lb_stat(exp, "flb_moves_overtaken_gap_ge_10us");
+  out.overtaken_long_slack = test::lb_stat(exp, "flb_moves_overtaken_slack_ge_10us");
   std::printf("%s: moves %.0f, reordered %llu, held: stale %.0f, not departed %.0f, busy %.0f\n",
               guard.c_str(), out.moves, static_cast<unsigned long long>(out.reordered),
               out.held_stale_current, out.held_not_departed, out.held_uplink_busy);
@@ -94,6 +98,11 @@ TEST(FlbReorder, APacketBehindAPausedUplinkIsNotOvertakenOnAnIdlePath) {
   EXPECT_GT(literal.reordered, 10u);
   // The destination edge saw the move overtake: A's first packet after the 200 us gap.
   EXPECT_GE(literal.overtaken_long_gap, 1);
+  // Its error was the uplink's wait, not the samples: its slack (the 200 us gap less a
+  // delay difference of a few microseconds) was far above any sample's error.
+  EXPECT_GE(literal.overtaken_long_slack, 1);
+  EXPECT_EQ(literal.moves_by_slack, literal.alg1_moves) << "each move in one slack bucket";
+  EXPECT_EQ(literal.overtaken_by_slack, literal.overtaken);
   EXPECT_LE(literal.overtaken, literal.alg1_moves);
   EXPECT_LE(literal.alg1_moves, literal.moves) << "Alg. 1's moves are among all moves";
   // Departed: A stays until the uplink queue has sent its previous packet.
