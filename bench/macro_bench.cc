@@ -467,8 +467,13 @@ int main(int argc, char** argv) {
     fmt::print("data hops     : {} (data frames sent by all ports), {:.3f} events per hop\n", hops,
                per(events, static_cast<double>(hops)));
     fmt::print("peak RSS      : {:.1f} MB\n", rss_mb);
-    fmt::print("event wheel   : {} slots of {} ps\n", exp.sim().event_wheel_slots(),
-               exp.sim().event_slot_width_ps());
+    const auto ev = exp.sim().event_list_counts();
+    fmt::print(
+        "event wheel   : {} slots of {} ps; of {} pushes, {:.2f}% to the heap beyond the "
+        "horizon, {:.2f}% into a full slot\n",
+        exp.sim().event_wheel_slots(), exp.sim().event_slot_width_ps(), ev.pushes,
+        100.0 * per(static_cast<double>(ev.far_beyond), static_cast<double>(ev.pushes)),
+        100.0 * per(static_cast<double>(ev.far_full), static_cast<double>(ev.pushes)));
     fmt::print(
         "finished flows: AFCT {:.1f} us, p99 FCT {:.1f} us, mean slowdown {:.2f}, "
         "p99 slowdown {:.2f}\n",

@@ -53,6 +53,9 @@ void EventQueue::push_slow(EventKey key, const EventPayload& payload) {
       link(slot, key, false, payload);
       return;
     }
+    ++far_full_;
+  } else {
+    ++far_beyond_;
   }
   push_far(EventEntry{key, payload});
 }

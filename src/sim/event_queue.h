@@ -49,6 +49,11 @@ class EventQueue {
   // move to the heap; the order does not change.
   void set_slot_width_log2(int width_log2);
   int slot_width_log2() const { return width_log2_; }
+  // Pushes so far, and those the heap took: beyond the wheel's horizon, or into a full
+  // slot (a diagnostic: bench_macro reports them).
+  uint64_t pushes() const { return pushes_; }
+  uint64_t far_pushes_beyond() const { return far_beyond_; }
+  uint64_t far_pushes_full() const { return far_full_; }
 
   // Time of the next event (the queue must not be empty).
   Time top_time() { return Time{event_key_time(front_key())}; }
@@ -296,6 +301,7 @@ class EventQueue {
   uint64_t next_seq_ = 0;
   // Growth: pushes that found their slot full since the push count stood here.
   uint64_t pushes_ = 0;
+  uint64_t far_beyond_ = 0, far_full_ = 0;
   uint32_t full_pushes_ = 0;
   uint64_t pushes_at_count_ = 0;
   // The node listed after the one take_due just took, in its slot (kNoNode: none).

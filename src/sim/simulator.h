@@ -119,6 +119,20 @@ class Simulator {
   int64_t event_slot_width_ps() const {
     return int64_t{1} << first_partition().queue.slot_width_log2();
   }
+  // Over every partition: pushes, and those that went to the heap beyond the wheel's
+  // horizon or into a full slot (a diagnostic of the event list's sizing).
+  struct EventListCounts {
+    uint64_t pushes = 0, far_beyond = 0, far_full = 0;
+  };
+  EventListCounts event_list_counts() const {
+    EventListCounts c;
+    for_each_partition([&](const SimPartition& p) {
+      c.pushes += p.queue.pushes();
+      c.far_beyond += p.queue.far_pushes_beyond();
+      c.far_full += p.queue.far_pushes_full();
+    });
+    return c;
+  }
 
   // Registers a handler; events for the returned target go to its on_event. The call goes
   // through a per-type function kept in the handler table, not through the object's vtable:
