@@ -18,7 +18,7 @@ OUT=${ROCELAB_PROTEUS_OUT:-runs/proteus}
 MOTIVATION="motivation_fig2 motivation_fig3 motivation_fig4 motivation_fig6"
 ALL="$MOTIVATION fig5_pfc fig8_testbed_load fig9_link_speed fig10_websearch_load fig12_attribution
      fig10_attribution fig10_link_delay fig12_workloads fig13_sensitivity fig10_triggers
-     fig10_triggers_fabric fig12_triggers"
+     fig10_triggers_fabric fig12_triggers fig12_unbounded_window"
 FLB="fig8_websearch_proteus fig16_incast_proteus fig15_sr_fabricload_proteus fig17_fattree_proteus"
 seeds=()
 status=0
