@@ -206,8 +206,11 @@ def main():
     mechanism_table({f"incast {k}": v for k, v in incast.items()})
     fct_table(merged_seed_systems(), "The four seed systems on LBoDSN's setting (load 0.4)")
     fct_table(load(FLB_ROOT, "fig8_websearch_lbodsn"), "FLB Fig. 8 (testbed, Web Search 0.6)")
-    fct_table(load(PROTEUS_ROOT, "fig10_websearch_load_lbodsn") |
-              {}, "Proteus Fig. 10 (WSc), LBoDSN rows")
+    # LBoDSN's rows beside the Proteus reproduction's own schemes, on the same flows.
+    proteus = load(PROTEUS_ROOT, "fig10_websearch_load")
+    fct_table({case: proteus.get(case, {}) | schemes
+               for case, schemes in load(PROTEUS_ROOT, "fig10_websearch_load_lbodsn").items()},
+              "Proteus Fig. 10 (WSc), LBoDSN beside the Proteus reproduction's schemes")
 
 
 if __name__ == "__main__":
