@@ -100,7 +100,8 @@ Flb::Flb(const SwitchView& sw, const FlbConfig& cfg)
       guard_(guard_named(cfg.reroute_guard)),
       rc_n_recent_(cfg.rc_n == "recent"),
       rc_n_window_(cfg.rc_n_window > Delta::zero() ? cfg.rc_n_window : cfg.isolation_recompute),
-      move_mark_(sw.packet_layout().declare<uint8_t>("flb.move")) {
+      move_mark_(sw.packet_layout().declare<uint8_t>("flb.move")),
+      move_prediction_(sw.packet_layout().declare<MovePrediction>("flb.move_prediction")) {
   RandomStream clock_rng(sw_.seed(), "flb-clock", sw.id().index());
   clock_offset_ = Delta{
       static_cast<int64_t>(clock_rng.uniform() * static_cast<double>(cfg.clock_offset_max.ps))};
@@ -339,8 +340,13 @@ PortId Flb::choose_egress(const SwitchView&, Packet& p, std::span<const PortId> 
     scratch_delay_[e.path] = e.last_local_ps + remote_delay(pr, e.path, now);
     const Delta gap = packet_gap(e.last_seen, now);
     path = reroute(scratch_delay_, scratch_allowed_, e.path, gap);
-    if (!fresh && path != e.path)
-      note_move(p, now - e.last_seen, gap - Delta{scratch_delay_[e.path] - scratch_delay_[path]});
+    if (!fresh && path != e.path) {
+      const int64_t clock = local_clock().ps;
+      const MovePrediction predicted{clock - (now - e.last_seen).ps + scratch_delay_[e.path],
+                                     clock + scratch_delay_[path]};
+      note_move(p, now - e.last_seen, gap - Delta{scratch_delay_[e.path] - scratch_delay_[path]},
+                predicted);
+    }
   }
   if (!fresh && path != e.path) ++reroutes_;
   e.path = path;
@@ -426,11 +432,12 @@ void Flb::as_destination(Packet& p, PortId) {
   }
 }
 
-void Flb::note_move(Packet& p, Delta gap, Delta slack) {
+void Flb::note_move(Packet& p, Delta gap, Delta slack, const MovePrediction& predicted) {
   const size_t g = delay_bucket(gap), s = delay_bucket(slack);
   ++moves_by_gap_[g];
   ++moves_by_slack_[s];
   sw_.field(move_mark_, p) = static_cast<uint8_t>(1 + g + 4 * s);
+  sw_.field(move_prediction_, p) = predicted;
 }
 
 // At the destination edge: a moved packet opens a watch on its flow; the first later
@@ -444,20 +451,35 @@ void Flb::watch_moves(const Packet& p) {
     if (move_watch_.size() >= 4096)
       move_watch_.erase_if([&](uint32_t, const MoveWatch& w) { return now - w.at > kMoveWatch; });
     const auto buckets = static_cast<uint8_t>(mark - 1);
-    move_watch_.try_emplace(flow).first->second =
-        MoveWatch{p.seq, now, static_cast<uint8_t>(buckets % 4), static_cast<uint8_t>(buckets / 4)};
+    move_watch_.try_emplace(flow).first->second = MoveWatch{p.seq,
+                                                            now,
+                                                            local_clock().ps,
+                                                            sw_.field(move_prediction_, p),
+                                                            static_cast<uint8_t>(buckets % 4),
+                                                            static_cast<uint8_t>(buckets / 4)};
     return;
   }
   if (move_watch_.empty()) return;
   auto it = move_watch_.find(flow);
   if (it == move_watch_.end()) return;
   if (p.seq < it->second.seq) {
-    ++overtaken_by_gap_[it->second.gap_bucket];
-    ++overtaken_by_slack_[it->second.slack_bucket];
+    count_overtaking(it->second);
     move_watch_.erase(it);
   } else if (now - it->second.at > kMoveWatch) {
     move_watch_.erase(it);
   }
+}
+
+// The previous packet (this arrival) came later than Alg. 1 expected it by `late`, the
+// moved one earlier by `early`; they overtook where late + early exceeded the slack.
+void Flb::count_overtaking(const MoveWatch& w) {
+  ++overtaken_by_gap_[w.gap_bucket];
+  ++overtaken_by_slack_[w.slack_bucket];
+  const int64_t late = local_clock().ps - w.predicted.previous_arrival_ps;
+  const int64_t early = w.predicted.moved_arrival_ps - w.arrived_ps;
+  ++overtaken_previous_late_[delay_bucket(Delta{std::max<int64_t>(late, 0)})];
+  ++overtaken_moved_early_[delay_bucket(Delta{std::max<int64_t>(early, 0)})];
+  ++(late >= early ? overtaken_mainly_previous_ : overtaken_mainly_moved_);
 }
 
 void Flb::as_source(Packet& p) {

@@ -247,18 +247,36 @@ class Flb final : public LoadBalancer, public EventHandler {
   // The moved packet carries its buckets to the destination edge, which watches the flow
   // until that previous packet comes (or kMoveWatch passes). Beside them, how much a path's
   // sampled delay changed from one sample to the next, in the same buckets.
+  // A moved packet also carries when Alg. 1 expected it and its flow's previous packet at
+  // the destination edge (the routing time plus each path's delay, on the source's clock,
+  // which the samples' offset turns into the destination's). Where the move overtook, the
+  // previous packet's lateness and the moved one's earliness against them say which
+  // path's delay was off (their sum exceeds the slack).
+  struct MovePrediction {
+    int64_t previous_arrival_ps;
+    int64_t moved_arrival_ps;
+  };
   struct MoveWatch {
     uint64_t seq;  // the moved packet's first byte
     Time at;
+    int64_t arrived_ps;  // the moved packet's arrival, on this switch's clock
+    MovePrediction predicted;
     uint8_t gap_bucket, slack_bucket;
   };
   static constexpr Delta kMoveWatch = Delta::from_us(100);
-  void note_move(Packet& p, Delta gap, Delta slack);
+  void note_move(Packet& p, Delta gap, Delta slack, const MovePrediction& predicted);
   void watch_moves(const Packet& p);
+  void count_overtaking(const MoveWatch& w);
   PacketField<uint8_t> move_mark_;
+  PacketField<MovePrediction> move_prediction_;
   FlatMap<uint32_t, MoveWatch> move_watch_;
   std::array<uint64_t, 4> moves_by_gap_{}, overtaken_by_gap_{};
   std::array<uint64_t, 4> moves_by_slack_{}, overtaken_by_slack_{}, sample_change_{};
+  // Overtaking moves: by the previous packet's lateness and the moved one's earliness
+  // against Alg. 1's expectation (none when on time or the other way), and by which of the
+  // two was the larger.
+  std::array<uint64_t, 4> overtaken_previous_late_{}, overtaken_moved_early_{};
+  uint64_t overtaken_mainly_previous_ = 0, overtaken_mainly_moved_ = 0;
   uint64_t reroutes_ = 0, cnms_sent_ = 0, isolations_ = 0, isolation_timeouts_ = 0, probes_ = 0;
   static constexpr uint32_t kIsolationTimerKind = 0;
   static constexpr uint32_t kCongestedFlowTimerKind = 1;

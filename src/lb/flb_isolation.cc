@@ -260,7 +260,13 @@ void Flb::add_stats(std::vector<Stat>& out) const {
                    static_cast<double>(overtaken_by_slack_[i])});
     out.push_back(
         {std::string("flb_sample_change_") + kGap[i], static_cast<double>(sample_change_[i])});
+    out.push_back({std::string("flb_overtaken_previous_late_") + kGap[i],
+                   static_cast<double>(overtaken_previous_late_[i])});
+    out.push_back({std::string("flb_overtaken_moved_early_") + kGap[i],
+                   static_cast<double>(overtaken_moved_early_[i])});
   }
+  out.push_back({"flb_overtaken_mainly_previous", static_cast<double>(overtaken_mainly_previous_)});
+  out.push_back({"flb_overtaken_mainly_moved", static_cast<double>(overtaken_mainly_moved_)});
   out.push_back({"flb_cnm_n_sum", static_cast<double>(rc_n_sum_)});
   out.push_back({"flb_cnm_recent_flows_sum", static_cast<double>(rc_n_recent_sum_)});
   out.push_back({"flb_isolations", static_cast<double>(isolations_)});

@@ -20,6 +20,7 @@ struct PausedUplinkRun {
   double moves = 0, held_not_departed = 0, held_uplink_busy = 0, held_stale_current = 0;
   double alg1_moves = 0, overtaken = 0, overtaken_long_gap = 0;
   double moves_by_slack = 0, overtaken_by_slack = 0, overtaken_long_slack = 0;
+  double previous_late_long = 0, moved_early_long = 0, mainly_previous = 0, mainly_moved = 0;
   uint16_t path_before = 0;
 };
 
@@ -84,6 +85,10 @@ PausedUplinkRun run_paused_uplink(const std::string& guard, Delta expiry = Delta
   }
   out.overtaken_long_gap = test::lb_stat(exp, "flb_moves_overtaken_gap_ge_10us");
   out.overtaken_long_slack = test::lb_stat(exp, "flb_moves_overtaken_slack_ge_10us");
+  out.previous_late_long = test::lb_stat(exp, "flb_overtaken_previous_late_ge_10us");
+  out.moved_early_long = test::lb_stat(exp, "flb_overtaken_moved_early_ge_10us");
+  out.mainly_previous = test::lb_stat(exp, "flb_overtaken_mainly_previous");
+  out.mainly_moved = test::lb_stat(exp, "flb_overtaken_mainly_moved");
   std::printf("%s: moves %.0f, reordered %llu, held: stale %.0f, not departed %.0f, busy %.0f\n",
               guard.c_str(), out.moves, static_cast<unsigned long long>(out.reordered),
               out.held_stale_current, out.held_not_departed, out.held_uplink_busy);
@@ -103,6 +108,13 @@ TEST(FlbReorder, APacketBehindAPausedUplinkIsNotOvertakenOnAnIdlePath) {
   EXPECT_GE(literal.overtaken_long_slack, 1);
   EXPECT_EQ(literal.moves_by_slack, literal.alg1_moves) << "each move in one slack bucket";
   EXPECT_EQ(literal.overtaken_by_slack, literal.overtaken);
+  // The path misjudged was the previous packet's: it reached the destination edge more than
+  // 10 us after Alg. 1 expected it (it waited out the PAUSE), while the moved packet, on an
+  // idle path, was not 10 us early.
+  EXPECT_GE(literal.previous_late_long, 1);
+  EXPECT_EQ(literal.moved_early_long, 0);
+  EXPECT_GE(literal.mainly_previous, 1);
+  EXPECT_EQ(literal.mainly_previous + literal.mainly_moved, literal.overtaken);
   EXPECT_LE(literal.overtaken, literal.alg1_moves);
   EXPECT_LE(literal.alg1_moves, literal.moves) << "Alg. 1's moves are among all moves";
   // Departed: A stays until the uplink queue has sent its previous packet.
