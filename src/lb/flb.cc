@@ -190,6 +190,7 @@ Flb::Pair& Flb::pair(uint32_t edge_index) {
   p.min_owd.assign(p.paths, INT64_MAX);
   p.last_stamp.assign(p.paths, Time::never());
   p.fb_owd.assign(p.paths, 0);
+  p.fb_measured_at.assign(p.paths, Time{});
   p.fb.resize(p.paths);
   return p;
 }
@@ -342,10 +343,14 @@ PortId Flb::choose_egress(const SwitchView&, Packet& p, std::span<const PortId> 
     path = reroute(scratch_delay_, scratch_allowed_, e.path, gap);
     if (!fresh && path != e.path) {
       const int64_t clock = local_clock().ps;
-      const MovePrediction predicted{clock - (now - e.last_seen).ps + scratch_delay_[e.path],
-                                     clock + scratch_delay_[path]};
+      // Under the departed and idle guards the previous packet has left the uplink by now:
+      // whatever it arrives later than now plus its path's sample, the fabric added.
+      const bool left = guard_ == Guard::kDeparted || guard_ == Guard::kIdle;
+      const MovePrediction predicted{
+          clock - (now - e.last_seen).ps + scratch_delay_[e.path], clock + scratch_delay_[path],
+          left ? clock + remote_delay(pr, e.path, now) : MovePrediction::kNotKnown};
       note_move(p, now - e.last_seen, gap - Delta{scratch_delay_[e.path] - scratch_delay_[path]},
-                predicted);
+                sample_age_quarter(pr, e.path, now), predicted);
     }
   }
   if (!fresh && path != e.path) ++reroutes_;
@@ -412,6 +417,7 @@ void Flb::as_destination(Packet& p, PortId) {
     if (path < pr.paths) {
       const int64_t owd = local_clock().ps - stamp.time_ps;
       pr.fb_owd[path] = owd;
+      pr.fb_measured_at[path] = sw_.now();
       pr.fb.mark_changed(path);
     }
     stamp = Stamp{};
@@ -432,11 +438,20 @@ void Flb::as_destination(Packet& p, PortId) {
   }
 }
 
-void Flb::note_move(Packet& p, Delta gap, Delta slack, const MovePrediction& predicted) {
+// How old the path's sample is, in quarters of its lifetime (0-3; a move reads only fresh
+// samples).
+size_t Flb::sample_age_quarter(const Pair& pr, uint16_t path, Time now) {
+  const int64_t age = (now - pr.measured_at[path]).ps, life = std::max<int64_t>(pr.expiry.ps, 1);
+  return static_cast<size_t>(std::clamp<int64_t>(age * 4 / life, 0, 3));
+}
+
+void Flb::note_move(Packet& p, Delta gap, Delta slack, size_t age_quarter,
+                    const MovePrediction& predicted) {
   const size_t g = delay_bucket(gap), s = delay_bucket(slack);
   ++moves_by_gap_[g];
   ++moves_by_slack_[s];
-  sw_.field(move_mark_, p) = static_cast<uint8_t>(1 + g + 4 * s);
+  ++moves_by_sample_age_[age_quarter];
+  sw_.field(move_mark_, p) = static_cast<uint8_t>(1 + g + 4 * s + 16 * age_quarter);
   sw_.field(move_prediction_, p) = predicted;
 }
 
@@ -451,12 +466,11 @@ void Flb::watch_moves(const Packet& p) {
     if (move_watch_.size() >= 4096)
       move_watch_.erase_if([&](uint32_t, const MoveWatch& w) { return now - w.at > kMoveWatch; });
     const auto buckets = static_cast<uint8_t>(mark - 1);
-    move_watch_.try_emplace(flow).first->second = MoveWatch{p.seq,
-                                                            now,
-                                                            local_clock().ps,
-                                                            sw_.field(move_prediction_, p),
-                                                            static_cast<uint8_t>(buckets % 4),
-                                                            static_cast<uint8_t>(buckets / 4)};
+    MoveWatch& w = move_watch_.try_emplace(flow).first->second;
+    w = MoveWatch{p.seq, now, local_clock().ps, sw_.field(move_prediction_, p), 0, 0, 0};
+    w.gap_bucket = buckets % 4;
+    w.slack_bucket = buckets / 4 % 4;
+    w.age_bucket = buckets / 16;
     return;
   }
   if (move_watch_.empty()) return;
@@ -475,11 +489,16 @@ void Flb::watch_moves(const Packet& p) {
 void Flb::count_overtaking(const MoveWatch& w) {
   ++overtaken_by_gap_[w.gap_bucket];
   ++overtaken_by_slack_[w.slack_bucket];
+  ++overtaken_by_sample_age_[w.age_bucket];
   const int64_t late = local_clock().ps - w.predicted.previous_arrival_ps;
   const int64_t early = w.predicted.moved_arrival_ps - w.arrived_ps;
   ++overtaken_previous_late_[delay_bucket(Delta{std::max<int64_t>(late, 0)})];
   ++overtaken_moved_early_[delay_bucket(Delta{std::max<int64_t>(early, 0)})];
   ++(late >= early ? overtaken_mainly_previous_ : overtaken_mainly_moved_);
+  if (w.predicted.previous_fabric_ps != MovePrediction::kNotKnown) {
+    const int64_t fabric_late = local_clock().ps - w.predicted.previous_fabric_ps;
+    ++overtaken_previous_fabric_late_[delay_bucket(Delta{std::max<int64_t>(fabric_late, 0)})];
+  }
 }
 
 void Flb::as_source(Packet& p) {
@@ -490,6 +509,7 @@ void Flb::as_source(Packet& p) {
   if (path == FeedbackRoundRobin::kNone) return;
   sw_.field(feedback_, p) = Feedback{true, static_cast<uint16_t>(path), pr.fb_owd[path]};
   ++feedback_sent_;
+  ++feedback_wait_[delay_bucket(sw_.now() - pr.fb_measured_at[path])];
 }
 
 void Flb::stamp_departure(Packet& p) const {

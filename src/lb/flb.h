@@ -125,6 +125,7 @@ class Flb final : public LoadBalancer, public EventHandler {
     std::vector<Time> last_stamp;
     // Feedback owed to that edge switch, which sends to us (we are its destination).
     std::vector<int64_t> fb_owd;
+    std::vector<Time> fb_measured_at;  // when (reported: how long feedback waits to go)
     FeedbackRoundRobin fb;
     // Isolation paths toward that edge switch (we are the source).
     std::vector<uint16_t> iso_paths;
@@ -253,18 +254,25 @@ class Flb final : public LoadBalancer, public EventHandler {
   // previous packet's lateness and the moved one's earliness against them say which
   // path's delay was off (their sum exceeds the slack).
   struct MovePrediction {
+    static constexpr int64_t kNotKnown = INT64_MIN;
     int64_t previous_arrival_ps;
     int64_t moved_arrival_ps;
+    // The move's time plus the current path's sample: the previous packet, gone from the
+    // uplink by then, should have arrived before it (kNotKnown: the guard let the flow move
+    // with the packet still queued).
+    int64_t previous_fabric_ps;
   };
   struct MoveWatch {
     uint64_t seq;  // the moved packet's first byte
     Time at;
     int64_t arrived_ps;  // the moved packet's arrival, on this switch's clock
     MovePrediction predicted;
-    uint8_t gap_bucket, slack_bucket;
+    uint8_t gap_bucket, slack_bucket, age_bucket;
   };
   static constexpr Delta kMoveWatch = Delta::from_us(100);
-  void note_move(Packet& p, Delta gap, Delta slack, const MovePrediction& predicted);
+  void note_move(Packet& p, Delta gap, Delta slack, size_t age_quarter,
+                 const MovePrediction& predicted);
+  static size_t sample_age_quarter(const Pair& pr, uint16_t path, Time now);
   void watch_moves(const Packet& p);
   void count_overtaking(const MoveWatch& w);
   PacketField<uint8_t> move_mark_;
@@ -276,7 +284,15 @@ class Flb final : public LoadBalancer, public EventHandler {
   // against Alg. 1's expectation (none when on time or the other way), and by which of the
   // two was the larger.
   std::array<uint64_t, 4> overtaken_previous_late_{}, overtaken_moved_early_{};
+  // Of the previous packet's lateness, at least this much the fabric added (its arrival
+  // after the move's time plus the path's sample).
+  std::array<uint64_t, 4> overtaken_previous_fabric_late_{};
+  // Feedback sent, by how long its measurement waited here for traffic toward its source.
+  std::array<uint64_t, 4> feedback_wait_{};
   uint64_t overtaken_mainly_previous_ = 0, overtaken_mainly_moved_ = 0;
+  // Moves, and the overtaking ones, by the age of the current path's sample, in quarters
+  // of its lifetime.
+  std::array<uint64_t, 4> moves_by_sample_age_{}, overtaken_by_sample_age_{};
   uint64_t reroutes_ = 0, cnms_sent_ = 0, isolations_ = 0, isolation_timeouts_ = 0, probes_ = 0;
   static constexpr uint32_t kIsolationTimerKind = 0;
   static constexpr uint32_t kCongestedFlowTimerKind = 1;

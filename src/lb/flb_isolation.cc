@@ -264,6 +264,16 @@ void Flb::add_stats(std::vector<Stat>& out) const {
                    static_cast<double>(overtaken_previous_late_[i])});
     out.push_back({std::string("flb_overtaken_moved_early_") + kGap[i],
                    static_cast<double>(overtaken_moved_early_[i])});
+    out.push_back({std::string("flb_overtaken_previous_fabric_late_") + kGap[i],
+                   static_cast<double>(overtaken_previous_fabric_late_[i])});
+    out.push_back(
+        {std::string("flb_feedback_wait_") + kGap[i], static_cast<double>(feedback_wait_[i])});
+  }
+  for (size_t i = 0; i < moves_by_sample_age_.size(); ++i) {
+    const std::string q = "q" + std::to_string(i + 1);
+    out.push_back({"flb_moves_sample_age_" + q, static_cast<double>(moves_by_sample_age_[i])});
+    out.push_back(
+        {"flb_moves_overtaken_sample_age_" + q, static_cast<double>(overtaken_by_sample_age_[i])});
   }
   out.push_back({"flb_overtaken_mainly_previous", static_cast<double>(overtaken_mainly_previous_)});
   out.push_back({"flb_overtaken_mainly_moved", static_cast<double>(overtaken_mainly_moved_)});
