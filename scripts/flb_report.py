@@ -278,6 +278,13 @@ def main():
     by_point("fig16_incast", "Fig. 16: completion of the 100 MB incast (ms; line rate 21.6)",
              ["workloads.0.senders"], "sim_time_ns", 2, 1e-6)
     by_point("fig16_incast", "Fig. 16: paused links", ["workloads.0.senders"], "paused_links", 1)
+    for sweep, cols, label in [("fig16_incast_mprdma",
+                                ["workloads.0.senders", "transport.path_policy.initial_window"],
+                                "MP-RDMA by its initial window (BDPs; 0 = one packet)"),
+                               ("fig16_incast_pcn", ["workloads.0.senders"], "LetFlow+PCN")]:
+        by_point(sweep, f"Fig. 16, {label}: completion (ms)", cols, "sim_time_ns", 2, 1e-6)
+        by_point(sweep, f"Fig. 16, {label}: paused links", cols, "paused_links", 1)
+        by_point(sweep, f"Fig. 16, {label}: PAUSE frames", cols, "pfc_pause_frames")
     per_scheme("sec43_delay_expiry",
                "§4.3 sensitivity: how long a path-delay sample stays usable (Web Server, "
                "reading C, load 0.6)",
