@@ -438,11 +438,12 @@ void Flb::as_destination(Packet& p, PortId) {
   }
 }
 
-// How old the path's sample is, in quarters of its lifetime (0-3; a move reads only fresh
-// samples).
-size_t Flb::sample_age_quarter(const Pair& pr, uint16_t path, Time now) {
+// How old the path's sample is, in quarters of its lifetime (0-3; the last also for a
+// stale or missing one, which only the literal and never guards let a flow move from).
+size_t Flb::sample_age_quarter(const Pair& pr, uint16_t path, Time now) const {
+  if (!fresh_measurement(pr, path, now)) return 3;
   const int64_t age = (now - pr.measured_at[path]).ps, life = std::max<int64_t>(pr.expiry.ps, 1);
-  return static_cast<size_t>(std::clamp<int64_t>(age * 4 / life, 0, 3));
+  return static_cast<size_t>(std::clamp<int64_t>(age / ((life + 3) / 4), 0, 3));
 }
 
 void Flb::note_move(Packet& p, Delta gap, Delta slack, size_t age_quarter,

@@ -272,7 +272,7 @@ class Flb final : public LoadBalancer, public EventHandler {
   static constexpr Delta kMoveWatch = Delta::from_us(100);
   void note_move(Packet& p, Delta gap, Delta slack, size_t age_quarter,
                  const MovePrediction& predicted);
-  static size_t sample_age_quarter(const Pair& pr, uint16_t path, Time now);
+  size_t sample_age_quarter(const Pair& pr, uint16_t path, Time now) const;
   void watch_moves(const Packet& p);
   void count_overtaking(const MoveWatch& w);
   PacketField<uint8_t> move_mark_;
