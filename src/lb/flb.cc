@@ -442,8 +442,9 @@ void Flb::as_destination(Packet& p, PortId) {
 // stale or missing one, which only the literal and never guards let a flow move from).
 size_t Flb::sample_age_quarter(const Pair& pr, uint16_t path, Time now) const {
   if (!fresh_measurement(pr, path, now)) return 3;
-  const int64_t age = (now - pr.measured_at[path]).ps, life = std::max<int64_t>(pr.expiry.ps, 1);
-  return static_cast<size_t>(std::clamp<int64_t>(age / ((life + 3) / 4), 0, 3));
+  const int64_t age = (now - pr.measured_at[path]).ps;
+  const int64_t quarter = std::max<int64_t>(pr.expiry.ps / 4, 1);
+  return static_cast<size_t>(std::min<int64_t>(age / quarter, 3));
 }
 
 void Flb::note_move(Packet& p, Delta gap, Delta slack, size_t age_quarter,
@@ -456,33 +457,34 @@ void Flb::note_move(Packet& p, Delta gap, Delta slack, size_t age_quarter,
   sw_.field(move_prediction_, p) = predicted;
 }
 
-// At the destination edge: a moved packet opens a watch on its flow; the first later
-// arrival of an earlier byte of the flow (its previous packet, or a resend of it) closes it
-// as overtaken. Watches older than kMoveWatch go, so the table stays small.
+// At the destination edge: a moved packet opens a watch, keyed by its flow and its first
+// byte. The move overtook if the packet before it (the bytes just ahead, as first sent:
+// sent from the host before the moved one, so not a go-back-N resend) arrives after it.
+// Watches older than kMoveWatch go, so the table stays small.
+uint64_t Flb::move_watch_key(uint32_t flow, uint64_t seq) {
+  return (static_cast<uint64_t>(flow) << 40) | (seq & ((uint64_t{1} << 40) - 1));
+}
+
 void Flb::watch_moves(const Packet& p) {
   const Time now = sw_.now();
   const uint8_t mark = sw_.field(move_mark_, p);
-  const uint32_t flow = p.flow.index();
   if (mark != 0) {
     if (move_watch_.size() >= 4096)
-      move_watch_.erase_if([&](uint32_t, const MoveWatch& w) { return now - w.at > kMoveWatch; });
+      move_watch_.erase_if([&](uint64_t, const MoveWatch& w) { return now - w.at > kMoveWatch; });
     const auto buckets = static_cast<uint8_t>(mark - 1);
-    MoveWatch& w = move_watch_.try_emplace(flow).first->second;
-    w = MoveWatch{p.seq, now, local_clock().ps, sw_.field(move_prediction_, p), 0, 0, 0};
+    MoveWatch& w = move_watch_.try_emplace(move_watch_key(p.flow.index(), p.seq)).first->second;
+    w = MoveWatch{p.sent_time, now, local_clock().ps, sw_.field(move_prediction_, p), 0, 0, 0};
     w.gap_bucket = buckets % 4;
     w.slack_bucket = buckets / 4 % 4;
     w.age_bucket = buckets / 16;
     return;
   }
   if (move_watch_.empty()) return;
-  auto it = move_watch_.find(flow);
+  auto it = move_watch_.find(move_watch_key(p.flow.index(), p.seq + p.payload_bytes));
   if (it == move_watch_.end()) return;
-  if (p.seq < it->second.seq) {
+  if (p.sent_time <= it->second.sent_time && now - it->second.at <= kMoveWatch)
     count_overtaking(it->second);
-    move_watch_.erase(it);
-  } else if (now - it->second.at > kMoveWatch) {
-    move_watch_.erase(it);
-  }
+  move_watch_.erase(it);
 }
 
 // The previous packet (this arrival) came later than Alg. 1 expected it by `late`, the

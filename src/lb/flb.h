@@ -245,8 +245,8 @@ class Flb final : public LoadBalancer, public EventHandler {
   // ns, < 1 us, < 10 us, more), and by their slack (Alg. 1's gap less the delay difference
   // it moved on: the error in the sampled delays a move survives), and of them those whose
   // previous packet reached the destination edge after the moved one (the move overtook).
-  // The moved packet carries its buckets to the destination edge, which watches the flow
-  // until that previous packet comes (or kMoveWatch passes). Beside them, how much a path's
+  // The moved packet carries its buckets to the destination edge, which watches for that
+  // previous packet, as first sent, until kMoveWatch passes. Beside them, how much a path's
   // sampled delay changed from one sample to the next, in the same buckets.
   // A moved packet also carries when Alg. 1 expected it and its flow's previous packet at
   // the destination edge (the routing time plus each path's delay, on the source's clock,
@@ -263,7 +263,7 @@ class Flb final : public LoadBalancer, public EventHandler {
     int64_t previous_fabric_ps;
   };
   struct MoveWatch {
-    uint64_t seq;  // the moved packet's first byte
+    Time sent_time;  // the moved packet's, from its host
     Time at;
     int64_t arrived_ps;  // the moved packet's arrival, on this switch's clock
     MovePrediction predicted;
@@ -277,7 +277,8 @@ class Flb final : public LoadBalancer, public EventHandler {
   void count_overtaking(const MoveWatch& w);
   PacketField<uint8_t> move_mark_;
   PacketField<MovePrediction> move_prediction_;
-  FlatMap<uint32_t, MoveWatch> move_watch_;
+  static uint64_t move_watch_key(uint32_t flow, uint64_t seq);
+  FlatMap<uint64_t, MoveWatch> move_watch_;
   std::array<uint64_t, 4> moves_by_gap_{}, overtaken_by_gap_{};
   std::array<uint64_t, 4> moves_by_slack_{}, overtaken_by_slack_{}, sample_change_{};
   // Overtaking moves: by the previous packet's lateness and the moved one's earliness
