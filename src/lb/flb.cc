@@ -472,11 +472,13 @@ void Flb::watch_moves(const Packet& p) {
     if (move_watch_.size() >= 4096)
       move_watch_.erase_if([&](uint64_t, const MoveWatch& w) { return now - w.at > kMoveWatch; });
     const auto buckets = static_cast<uint8_t>(mark - 1);
-    MoveWatch& w = move_watch_.try_emplace(move_watch_key(p.flow.index(), p.seq)).first->second;
-    w = MoveWatch{p.sent_time, now, local_clock().ps, sw_.field(move_prediction_, p), 0, 0, 0};
-    w.gap_bucket = buckets % 4;
-    w.slack_bucket = buckets / 4 % 4;
-    w.age_bucket = buckets / 16;
+    move_watch_.try_emplace(move_watch_key(p.flow.index(), p.seq)).first->second =
+        MoveWatch{p.sent_time,
+                  now,
+                  sw_.field(move_prediction_, p),
+                  static_cast<uint8_t>(buckets % 4),
+                  static_cast<uint8_t>(buckets / 4 % 4),
+                  static_cast<uint8_t>(buckets / 16)};
     return;
   }
   if (move_watch_.empty()) return;
@@ -494,7 +496,7 @@ void Flb::count_overtaking(const MoveWatch& w) {
   ++overtaken_by_slack_[w.slack_bucket];
   ++overtaken_by_sample_age_[w.age_bucket];
   const int64_t late = local_clock().ps - w.predicted.previous_arrival_ps;
-  const int64_t early = w.predicted.moved_arrival_ps - w.arrived_ps;
+  const int64_t early = w.predicted.moved_arrival_ps - (w.at + clock_offset_).ps;
   ++overtaken_previous_late_[delay_bucket(Delta{std::max<int64_t>(late, 0)})];
   ++overtaken_moved_early_[delay_bucket(Delta{std::max<int64_t>(early, 0)})];
   ++(late >= early ? overtaken_mainly_previous_ : overtaken_mainly_moved_);

@@ -264,8 +264,7 @@ class Flb final : public LoadBalancer, public EventHandler {
   };
   struct MoveWatch {
     Time sent_time;  // the moved packet's, from its host
-    Time at;
-    int64_t arrived_ps;  // the moved packet's arrival, on this switch's clock
+    Time at;         // the moved packet's arrival (local_clock() then: at + clock_offset_)
     MovePrediction predicted;
     uint8_t gap_bucket, slack_bucket, age_bucket;
   };

@@ -192,6 +192,43 @@ TEST(FlbReorder, UnderThreePercentOnAFiveMicrosecondLeafSpineUnderLoad) {
   EXPECT_LT(by_default, 0.03);
 }
 
+// The overtaking counters partition what they count: every Alg. 1 move has one sample-age
+// quarter, every overtaking one lateness and one earliness bucket, and every delay feedback
+// one wait bucket. The fabric's part of the lateness is known only where the guard lets a
+// flow move once its previous packet has left the uplink (the default), never under the
+// literal reading, which moves it with that packet still queued.
+TEST(FlbReorder, TheOvertakingCountersAccountForEveryMove) {
+  const char* const kBuckets[] = {"lt_100ns", "100ns_1us", "1us_10us", "ge_10us"};
+  for (const std::string guard : {"departed", "literal"}) {
+    ScenarioConfig c =
+        load_scenario(kSec43, {"topology.leaves=4", "topology.spines=4",
+                               "topology.hosts_per_leaf=12", "transport.recovery=selective_repeat",
+                               "workloads.0.load=0.8", "workloads.0.load_on=fabric",
+                               "workloads.0.stop=2ms", "lb.reroute_guard=" + guard});
+    Experiment exp(build_experiment(c));
+    test::run_checked(exp, Time{Delta::from_ms(200).ps});
+    auto sum = [&](const std::string& prefix) {
+      double total = 0;
+      for (const char* b : kBuckets) total += test::lb_stat(exp, prefix + b);
+      return total;
+    };
+    double by_age = 0, overtaken_by_age = 0;
+    for (const char* q : {"q1", "q2", "q3", "q4"}) {
+      by_age += test::lb_stat(exp, std::string("flb_moves_sample_age_") + q);
+      overtaken_by_age += test::lb_stat(exp, std::string("flb_moves_overtaken_sample_age_") + q);
+    }
+    const double moves = sum("flb_moves_gap_"), overtaken = sum("flb_moves_overtaken_gap_");
+    EXPECT_GT(overtaken, 0) << guard << ": the load makes some moves overtake";
+    EXPECT_EQ(by_age, moves) << guard;
+    EXPECT_EQ(overtaken_by_age, overtaken) << guard;
+    EXPECT_EQ(sum("flb_overtaken_previous_late_"), overtaken) << guard;
+    EXPECT_EQ(sum("flb_overtaken_moved_early_"), overtaken) << guard;
+    EXPECT_EQ(sum("flb_feedback_wait_"), test::lb_stat(exp, "flb_delay_feedback_sent")) << guard;
+    EXPECT_EQ(sum("flb_overtaken_previous_fabric_late_"), guard == "departed" ? overtaken : 0)
+        << guard;
+  }
+}
+
 // The guard reads the queue a flow's packets join, which the flow control decides: the
 // priority's queue under PFC, a hashed one under SFQ, one BFC assigns at admission. Reading
 // the priority's queue, another than the flow's under SFQ and BFC, 14.3% and 10.0% of the
