@@ -8,8 +8,8 @@ namespace rocelab {
 Pfc::Pfc(Switch& sw, bool pause)
     : node_(sw),
       ctx_(sw.context()),
-      pause_(pause),
       timing_(ctx_.pfc_pause),
+      pause_(pause),
       handler_(ctx_.sim.add_handler(this, sw.id().index())) {
   SwitchConfig cfg = sw.config();
   cfg.pfc.enabled = pause;
@@ -21,21 +21,32 @@ Pfc::Pfc(Switch& sw, bool pause)
     headroom.push_back(pfc_headroom_bytes(cfg.pfc, ctx_.wire, port.rate_bps(), port.delay()));
   }
   mmu_.init(cfg, headroom, rates);
+  egress_checked_ = mmu_.egress_checked();
 }
 
 Pfc::Pfc(Host& host)
     : node_(host),
       ctx_(host.context()),
-      pause_(true),
       timing_(ctx_.pfc_pause),
+      pause_(true),
       handler_(ctx_.sim.add_handler(this, host.id().index())) {}
 
 bool Pfc::admit(PortId in, PortId out, Packet& p) {
-  // ConWeave ns-3 DoSwitchSend: the egress check comes first.
-  refused_at_egress_ = mmu_.egress_checked() && !mmu_.egress_admits(out, p.priority, p.wire_bytes);
-  if (refused_at_egress_) return false;
-  if (!mmu_.admit(in, p.priority, p.wire_bytes)) return false;
-  if (mmu_.egress_checked()) mmu_.admit_egress(out, p.priority, p.wire_bytes);
+  // ConWeave ns-3 DoSwitchSend: the egress check comes first. refused_at_egress_ is
+  // written only where admit refuses (why_refused reads it after a refusal).
+  if (egress_checked_) {
+    if (!mmu_.egress_admits(out, p.priority, p.wire_bytes)) {
+      refused_at_egress_ = true;
+      return false;
+    }
+    if (!mmu_.admit(in, p.priority, p.wire_bytes)) {
+      refused_at_egress_ = false;
+      return false;
+    }
+    mmu_.admit_egress(out, p.priority, p.wire_bytes);
+  } else if (!mmu_.admit(in, p.priority, p.wire_bytes)) {
+    return false;  // refused_at_egress_ stays false
+  }
   p.ingress_port = in;
   const Priority prio = p.priority;
   if (timing_.style == PfcPauseStyle::kPerPacket) {
@@ -60,7 +71,7 @@ bool Pfc::admit(PortId in, PortId out, Packet& p) {
 
 void Pfc::on_dequeue(PortId out, size_t, Packet& p) {
   mmu_.release(p.ingress_port, p.priority, p.wire_bytes);
-  if (mmu_.egress_checked()) mmu_.release_egress(out, p.priority, p.wire_bytes);
+  if (egress_checked_) mmu_.release_egress(out, p.priority, p.wire_bytes);
   if (mmu_.take_resume(p.ingress_port, p.priority)) resume_sent(p.ingress_port, p.priority);
   if (lapsed_count_ != 0) [[unlikely]]
     clear_lapse(p.ingress_port, p.priority);

@@ -49,9 +49,15 @@ class Pfc final : public FlowControl, public EventHandler {
 
   Node& node_;
   NetContext& ctx_;
-  bool pause_;
-  Mmu mmu_;
+  // What admit and on_dequeue read on every packet, on the line of the vtable pointers
+  // their calls load anyway: behind the MMU's config they cost 0.47 M L1 data misses of
+  // 49.2 M (cachegrind, websearch-8x8 for 1 ms).
   PfcPauseTiming timing_;
+  uint32_t lapsed_count_ = 0;
+  bool pause_;
+  bool egress_checked_ = false;     // mmu_.egress_checked()
+  bool refused_at_egress_ = false;  // the last refusal was the egress threshold's
+  Mmu mmu_;
   uint32_t handler_;
   std::vector<uint32_t> generations_;  // [port][priority][kind]
   // kPerPacket: [port][priority] 1 from a lapse of the switch's pause record while the
@@ -61,8 +67,6 @@ class Pfc final : public FlowControl, public EventHandler {
   static size_t port_prio_slot(PortId in, Priority prio) {
     return size_t{in.index()} * 8 + (prio & 7);
   }
-  uint32_t lapsed_count_ = 0;
-  bool refused_at_egress_ = false;  // the last refusal was the egress threshold's
   void clear_lapse(PortId in, Priority prio);
 };
 

@@ -109,7 +109,7 @@ void Simulator::crossed_inside_window(const SimPartition& p, LpId lp, Time when)
 void Simulator::set_handler_lp(uint32_t target, LpId lp) {
   if (lp != kAnyLp && lp > kGlobalLp)
     throw std::invalid_argument("LP " + std::to_string(lp) + " is beyond the 2^24 a run can have");
-  handler_lp_[target] = lp;
+  handlers_[target].lp = lp;
   if (lp < kGlobalLp) name_lps(lp + 1);
 }
 
