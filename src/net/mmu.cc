@@ -27,8 +27,10 @@ void Mmu::init(const SwitchConfig& cfg, const std::vector<int64_t>& headroom_per
   }
   shared_capacity_ = cfg.buffer_bytes - reserved;
   if (cfg.pfc.egress_alpha > 0) {
-    egress_bytes_.assign(ports * kPriorities, 0);
-    egress_pool_ = cfg.buffer_bytes - cfg.pfc.pool_reserve_per_port_bytes * int64_t(ports);
+    egress_.bytes.assign(ports * kPriorities, 0);
+    egress_.capacity = cfg.buffer_bytes - cfg.pfc.pool_reserve_per_port_bytes * int64_t(ports);
+    egress_.alpha = cfg.pfc.egress_alpha;
+    egress_.queue_min_bytes = cfg.pfc.egress_queue_min_bytes;
   }
   const BitsPerSec ref = cfg.pfc.alpha_rate_reference_bps;
   for (size_t p = 0; p < ports; ++p) {
@@ -93,26 +95,6 @@ void Mmu::release(PortId in, Priority prio, int64_t bytes) {
   if (pfc_.headroom_when_pool_full) shared_total_ -= from_guaranteed;
 }
 
-// ConWeave ns-3 CheckEgressAdmission: the pool first, then the queue's dynamic threshold.
-bool Mmu::egress_admits(PortId out, Priority prio, int64_t bytes) const {
-  if (egress_pool_used_ + bytes > egress_pool_) return false;
-  const int64_t shared = egress_shared(egress_bytes_[slot(out, prio)]);
-  return static_cast<double>(shared + bytes) <=
-         pfc_.egress_alpha * static_cast<double>(egress_pool_ - egress_pool_used_);
-}
-
-void Mmu::admit_egress(PortId out, Priority prio, int64_t bytes) {
-  int64_t& q = egress_bytes_[slot(out, prio)];
-  egress_pool_used_ += egress_shared(q + bytes) - egress_shared(q);
-  q += bytes;
-}
-
-void Mmu::release_egress(PortId out, Priority prio, int64_t bytes) {
-  int64_t& q = egress_bytes_[slot(out, prio)];
-  egress_pool_used_ -= egress_shared(q) - egress_shared(q - bytes);
-  q -= bytes;
-}
-
 bool Mmu::take_pause(PortId in, Priority prio) {
   if (pause_sent(in, prio) || !over_xoff(in, prio)) return false;
   set_pause_sent(in, prio, true);
@@ -140,9 +122,9 @@ bool Mmu::take_resume(PortId in, Priority prio) {
 std::string Mmu::check_drained() const {
   for (size_t i = 0; i < ingress_.size(); ++i)
     if (ingress_[i].guaranteed != 0) return "guaranteed counter " + std::to_string(i) + " not zero";
-  if (egress_pool_used_ != 0 ||
-      std::any_of(egress_bytes_.begin(), egress_bytes_.end(), [](int64_t b) { return b != 0; }))
-    return "egress queues not empty: pool " + std::to_string(egress_pool_used_) + " B";
+  if (egress_.used != 0 ||
+      std::any_of(egress_.bytes.begin(), egress_.bytes.end(), [](int64_t b) { return b != 0; }))
+    return "egress queues not empty: pool " + std::to_string(egress_.used) + " B";
   if (shared_total_ != 0 || headroom_total_used_ != 0)
     return "buffer not empty: shared " + std::to_string(shared_total_) + " B, headroom " +
            std::to_string(headroom_total_used_) + " B";

@@ -33,10 +33,26 @@ class Mmu {
   void release(PortId in, Priority prio, int64_t bytes);
   // PfcConfig::egress_alpha > 0: whether egress queue (out, prio) may take `bytes` more, and
   // its accounting (release_egress as the packet leaves).
-  bool egress_checked() const { return pfc_.egress_alpha > 0; }
-  bool egress_admits(PortId out, Priority prio, int64_t bytes) const;
-  void admit_egress(PortId out, Priority prio, int64_t bytes);
-  void release_egress(PortId out, Priority prio, int64_t bytes);
+  // Inline: three calls per packet hop under the conweave-ns3 preset (out of line they cost
+  // conweave-128 --arrival-ms 1 22.9 M instructions of 3,321 M).
+  bool egress_checked() const { return egress_.alpha > 0; }
+  // ConWeave ns-3 CheckEgressAdmission: the pool first, then the queue's dynamic threshold.
+  bool egress_admits(PortId out, Priority prio, int64_t bytes) const {
+    const int64_t free = egress_.capacity - egress_.used;
+    if (bytes > free) return false;
+    const int64_t shared = egress_shared(egress_.bytes[slot(out, prio)]);
+    return static_cast<double>(shared + bytes) <= egress_.alpha * static_cast<double>(free);
+  }
+  void admit_egress(PortId out, Priority prio, int64_t bytes) {
+    int64_t& q = egress_.bytes[slot(out, prio)];
+    egress_.used += egress_shared(q + bytes) - egress_shared(q);
+    q += bytes;
+  }
+  void release_egress(PortId out, Priority prio, int64_t bytes) {
+    int64_t& q = egress_.bytes[slot(out, prio)];
+    egress_.used -= egress_shared(q) - egress_shared(q - bytes);
+    q -= bytes;
+  }
 
   // PFC decisions for (in, prio), to be acted on by sending a frame; they update state.
   bool take_pause(PortId in, Priority prio);
@@ -88,19 +104,25 @@ class Mmu {
   int64_t xoff_threshold(const Ingress& c) const;
 
   int64_t egress_shared(int64_t queue_bytes) const {
-    return std::max<int64_t>(0, queue_bytes - pfc_.egress_queue_min_bytes);
+    return std::max<int64_t>(0, queue_bytes - egress_.queue_min_bytes);
   }
 
   PfcConfig pfc_;
   int64_t shared_capacity_ = 0;
-  // egress_alpha: bytes per (egress port, priority), the pool's capacity and what the
-  // queues hold of it past their own minimum.
-  std::vector<int64_t> egress_bytes_;
-  int64_t egress_pool_ = 0;
-  int64_t egress_pool_used_ = 0;
   int64_t shared_total_ = 0;
   int64_t headroom_total_used_ = 0;
   std::vector<Ingress> ingress_;
+  // egress_alpha: bytes per (egress port, priority), the pool's capacity, what the queues
+  // hold of it past their own minimum, and the two parameters, on a line of their own
+  // (placed among the other counters, or without the alignment, conweave-128 took 0.4-0.7 M
+  // more L1 data misses; cachegrind, --arrival-ms 1).
+  struct alignas(64) EgressPool {
+    std::vector<int64_t> bytes;
+    int64_t capacity = 0;
+    int64_t used = 0;
+    double alpha = 0;             // PfcConfig::egress_alpha
+    int64_t queue_min_bytes = 0;  // PfcConfig::egress_queue_min_bytes
+  } egress_;
 };
 
 }  // namespace rocelab
