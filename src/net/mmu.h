@@ -114,7 +114,7 @@ class Mmu {
   std::vector<Ingress> ingress_;
   // egress_alpha: bytes per (egress port, priority), the pool's capacity, what the queues
   // hold of it past their own minimum, and the two parameters, on a line of their own
-  // (placed among the other counters, or without the alignment, conweave-128 took 0.4-0.7 M
+  // (placed among the other counters, or without the alignment, conweave-128 took 0.4-0.6 M
   // more L1 data misses; cachegrind, --arrival-ms 1).
   struct alignas(64) EgressPool {
     std::vector<int64_t> bytes;
