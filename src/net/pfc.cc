@@ -34,19 +34,15 @@ Pfc::Pfc(Host& host)
 bool Pfc::admit(PortId in, PortId out, Packet& p) {
   // ConWeave ns-3 DoSwitchSend: the egress check comes first. refused_at_egress_ is
   // written only where admit refuses (why_refused reads it after a refusal).
-  if (egress_checked_) {
-    if (!mmu_.egress_admits(out, p.priority, p.wire_bytes)) {
-      refused_at_egress_ = true;
-      return false;
-    }
-    if (!mmu_.admit(in, p.priority, p.wire_bytes)) {
-      refused_at_egress_ = false;
-      return false;
-    }
-    mmu_.admit_egress(out, p.priority, p.wire_bytes);
-  } else if (!mmu_.admit(in, p.priority, p.wire_bytes)) {
-    return false;  // refused_at_egress_ stays false
+  if (egress_checked_ && !mmu_.egress_admits(out, p.priority, p.wire_bytes)) {
+    refused_at_egress_ = true;
+    return false;
   }
+  if (!mmu_.admit(in, p.priority, p.wire_bytes)) {
+    refused_at_egress_ = false;
+    return false;
+  }
+  if (egress_checked_) mmu_.admit_egress(out, p.priority, p.wire_bytes);
   p.ingress_port = in;
   const Priority prio = p.priority;
   if (timing_.style == PfcPauseStyle::kPerPacket) {
