@@ -427,11 +427,15 @@ void EgressPort::schedule_next_after_frame() {
 
 void EgressPort::schedule_tx_done() {
   tx_done_pending_ = true;
+  // The end of a frame runs at this port's node. Named here rather than looked up in the
+  // simulator's handler table: the frame often starts in another handler's event (a
+  // delivery at the peer's port), and this port's table entry is then a cache miss.
+  const LpId own_lp = owner_.id().index();
   if (tx_done_reserved_) {
     tx_done_reserved_ = false;
-    sim_.schedule_reserved(busy_until_, tx_done_seq_, handler_, kTxDone, tx_seq_);
+    sim_.schedule_reserved_on(own_lp, busy_until_, tx_done_seq_, handler_, kTxDone, tx_seq_);
   } else {
-    sim_.schedule(busy_until_, handler_, kTxDone, tx_seq_);
+    sim_.schedule_on(own_lp, busy_until_, handler_, kTxDone, tx_seq_);
   }
 }
 
