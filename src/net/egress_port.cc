@@ -429,7 +429,8 @@ void EgressPort::schedule_tx_done() {
   tx_done_pending_ = true;
   // The end of a frame runs at this port's node. Named here rather than looked up in the
   // simulator's handler table: the frame often starts in another handler's event (a
-  // delivery at the peer's port), and this port's table entry is then a cache miss.
+  // delivery at the peer's port), where this port's table entry is not in the cache
+  // (cachegrind, websearch-8x8 for 1 ms: 45.94 M L1 data misses to 45.76 M).
   const LpId own_lp = owner_.id().index();
   if (tx_done_reserved_) {
     tx_done_reserved_ = false;
