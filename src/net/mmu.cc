@@ -18,7 +18,7 @@ void Mmu::init(const SwitchConfig& cfg, const std::vector<int64_t>& headroom_per
                const std::vector<BitsPerSec>& rate_per_port) {
   pfc_ = cfg.pfc;
   const size_t ports = headroom_per_port.size();
-  ingress_.assign(ports * kPriorities, Ingress{});
+  counters_.assign(ports * kPriorities, PortPrio{});
   int64_t reserved = 0;
   if (cfg.pfc.enabled) {
     const int lossless_classes = std::popcount(cfg.pfc.lossless_priorities & 0xffu);
@@ -27,7 +27,6 @@ void Mmu::init(const SwitchConfig& cfg, const std::vector<int64_t>& headroom_per
   }
   shared_capacity_ = cfg.buffer_bytes - reserved;
   if (cfg.pfc.egress_alpha > 0) {
-    egress_.bytes.assign(ports * kPriorities, 0);
     egress_.capacity = cfg.buffer_bytes - cfg.pfc.pool_reserve_per_port_bytes * int64_t(ports);
     egress_.alpha = cfg.pfc.egress_alpha;
     egress_.queue_min_bytes = cfg.pfc.egress_queue_min_bytes;
@@ -39,7 +38,7 @@ void Mmu::init(const SwitchConfig& cfg, const std::vector<int64_t>& headroom_per
          ref > 0 && r > ref && alpha < 1; r /= 2)
       alpha = std::min(1.0, alpha * 2);
     for (size_t prio = 0; prio < kPriorities; ++prio) {
-      Ingress& c = ingress_[p * kPriorities + prio];
+      PortPrio& c = counters_[p * kPriorities + prio];
       c.headroom_limit = headroom_per_port[p];
       c.alpha = alpha;
     }
@@ -47,17 +46,17 @@ void Mmu::init(const SwitchConfig& cfg, const std::vector<int64_t>& headroom_per
 }
 
 int64_t Mmu::xoff_threshold(PortId in) const {
-  return xoff_threshold(ingress_[slot(in, 0)]);
+  return xoff_threshold(counters_[slot(in, 0)]);
 }
 
-int64_t Mmu::xoff_threshold(const Ingress& c) const {
+int64_t Mmu::xoff_threshold(const PortPrio& c) const {
   if (pfc_.mode == PfcThresholdMode::kStatic) return pfc_.static_xoff_bytes;
   const int64_t free_bytes = std::max<int64_t>(0, shared_capacity_ - shared_total_);
   return static_cast<int64_t>(c.alpha * static_cast<double>(free_bytes));
 }
 
 bool Mmu::admit(PortId in, Priority prio, int64_t bytes) {
-  Ingress& c = ingress_[slot(in, prio)];
+  PortPrio& c = counters_[slot(in, prio)];
   // The class's own guaranteed bytes first (no PFC count, no shared pool).
   const bool pool_full_mode = pfc_.headroom_when_pool_full;
   if (lossless(prio) && c.guaranteed + bytes <= pfc_.guaranteed_bytes) {
@@ -83,7 +82,7 @@ bool Mmu::admit(PortId in, Priority prio, int64_t bytes) {
 void Mmu::release(PortId in, Priority prio, int64_t bytes) {
   // Headroom drains first, so the ingress leaves the paused state as early as it may; the
   // guaranteed bytes last, as a counter that counts from zero would.
-  Ingress& c = ingress_[slot(in, prio)];
+  PortPrio& c = counters_[slot(in, prio)];
   const int64_t from_headroom = std::min(bytes, c.headroom);
   c.headroom -= from_headroom;
   headroom_total_used_ -= from_headroom;
@@ -103,16 +102,16 @@ bool Mmu::take_pause(PortId in, Priority prio) {
 
 // XOFF once the counter reaches the threshold or spills into headroom.
 bool Mmu::over_xoff(PortId in, Priority prio) const {
-  const Ingress& c = ingress_[slot(in, prio)];
+  const PortPrio& c = counters_[slot(in, prio)];
   return lossless(prio) && (c.headroom > 0 || c.shared >= xoff_threshold(c));
 }
 
 void Mmu::set_pause_sent(PortId in, Priority prio, bool sent) {
-  ingress_[slot(in, prio)].pause_sent = sent;
+  counters_[slot(in, prio)].pause_sent = sent;
 }
 
 bool Mmu::take_resume(PortId in, Priority prio) {
-  Ingress& c = ingress_[slot(in, prio)];
+  PortPrio& c = counters_[slot(in, prio)];
   if (!c.pause_sent || c.headroom > 0) return false;
   if (c.shared > 0 && c.shared + pfc_.resume_offset_bytes > xoff_threshold(c)) return false;
   c.pause_sent = false;
@@ -120,16 +119,17 @@ bool Mmu::take_resume(PortId in, Priority prio) {
 }
 
 std::string Mmu::check_drained() const {
-  for (size_t i = 0; i < ingress_.size(); ++i)
-    if (ingress_[i].guaranteed != 0) return "guaranteed counter " + std::to_string(i) + " not zero";
-  if (egress_.used != 0 ||
-      std::any_of(egress_.bytes.begin(), egress_.bytes.end(), [](int64_t b) { return b != 0; }))
+  for (size_t i = 0; i < counters_.size(); ++i)
+    if (counters_[i].guaranteed != 0)
+      return "guaranteed counter " + std::to_string(i) + " not zero";
+  if (egress_.used != 0 || std::any_of(counters_.begin(), counters_.end(),
+                                       [](const PortPrio& c) { return c.egress_bytes != 0; }))
     return "egress queues not empty: pool " + std::to_string(egress_.used) + " B";
   if (shared_total_ != 0 || headroom_total_used_ != 0)
     return "buffer not empty: shared " + std::to_string(shared_total_) + " B, headroom " +
            std::to_string(headroom_total_used_) + " B";
-  for (size_t i = 0; i < ingress_.size(); ++i)
-    if (ingress_[i].shared != 0 || ingress_[i].headroom != 0)
+  for (size_t i = 0; i < counters_.size(); ++i)
+    if (counters_[i].shared != 0 || counters_[i].headroom != 0)
       return "ingress counter " + std::to_string(i) + " not zero";
   return {};
 }
