@@ -20,7 +20,9 @@ void Mmu::init(const SwitchConfig& cfg, const std::vector<int64_t>& headroom_per
   const size_t ports = headroom_per_port.size();
   counters_.assign(ports * kPriorities, PortPrio{});
   int64_t reserved = 0;
-  if (cfg.pfc.enabled) {
+  // The Broadcom-style MMU keeps its headroom and reserves apart with PFC off too (ConWeave
+  // ns-3 SwitchMmu::InitSwitch sizes m_buffer_cell_limit_sp the same way either way).
+  if (cfg.pfc.enabled || cfg.pfc.headroom_when_pool_full) {
     const int lossless_classes = std::popcount(cfg.pfc.lossless_priorities & 0xffu);
     for (int64_t h : headroom_per_port) reserved += h * lossless_classes;
     reserved += cfg.pfc.pool_reserve_per_port_bytes * static_cast<int64_t>(ports);
@@ -57,21 +59,22 @@ int64_t Mmu::xoff_threshold(const PortPrio& c) const {
 
 bool Mmu::admit(PortId in, Priority prio, int64_t bytes) {
   PortPrio& c = counters_[slot(in, prio)];
+  const bool buffered = buffered_as_lossless(prio);
   // The class's own guaranteed bytes first (no PFC count, no shared pool).
   const bool pool_full_mode = pfc_.headroom_when_pool_full;
-  if (lossless(prio) && c.guaranteed + bytes <= pfc_.guaranteed_bytes) {
+  if (buffered && c.guaranteed + bytes <= pfc_.guaranteed_bytes) {
     c.guaranteed += bytes;
     if (pool_full_mode) shared_total_ += bytes;
     return true;
   }
   const bool under_threshold =
-      (pool_full_mode && lossless(prio)) || c.shared + bytes <= xoff_threshold(c);
+      (pool_full_mode && buffered) || c.shared + bytes <= xoff_threshold(c);
   if (under_threshold && shared_total_ + bytes <= shared_capacity_) {
     c.shared += bytes;
     shared_total_ += bytes;
     return true;
   }
-  if (lossless(prio) && c.headroom + bytes <= c.headroom_limit) {
+  if (buffered && c.headroom + bytes <= c.headroom_limit) {
     c.headroom += bytes;
     headroom_total_used_ += bytes;
     return true;

@@ -82,6 +82,13 @@ class Mmu {
   bool lossless(Priority prio) const {
     return pfc_.enabled && ((pfc_.lossless_priorities >> prio) & 1u);
   }
+  // Whether the class's bytes take the guaranteed, pool and headroom path of admit. The
+  // Broadcom-style MMU (headroom_when_pool_full) admits the same way with PFC off: ConWeave
+  // ns-3's CheckIngressAdmission does not look at ENABLE_PFC, which only stops the PAUSEs.
+  bool buffered_as_lossless(Priority prio) const {
+    return ((pfc_.lossless_priorities >> prio) & 1u) &&
+           (pfc_.enabled || pfc_.headroom_when_pool_full);
+  }
   // Empty string when all counters are back to zero.
   std::string check_drained() const;
 

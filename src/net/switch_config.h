@@ -77,7 +77,8 @@ struct PfcConfig {
   // When an ingress counter is over XOFF, what its next bytes use. false: its headroom
   // (HPCC ns-3 switch-mmu.cc: bytes past the threshold are headroom bytes). true: still the
   // shared pool, headroom only once the pool is full, and the pool counts every byte, the
-  // guaranteed ones too (ConWeave ns-3's Broadcom-style switch-mmu.cc).
+  // guaranteed ones too (ConWeave ns-3's Broadcom-style switch-mmu.cc), with PFC off as on
+  // (`fc: none` then only sends no PAUSE: ConWeave ns-3's ENABLE_PFC 0).
   bool headroom_when_pool_full = false;
   // > 0: each packet is also checked at its egress queue, before its ingress, as a
   // Broadcom-style MMU does: dropped when the queue's bytes past its own `egress_queue_min`

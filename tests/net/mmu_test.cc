@@ -149,5 +149,31 @@ TEST(Mmu, PoolFullModeKeepsCountingInThePool) {
   EXPECT_EQ(mmu.xoff_threshold(PortId(1)), 900'000 / 8);
 }
 
+// With PFC off (ConWeave ns-3's ENABLE_PFC 0) its MMU admits as it does with PFC on:
+// CheckIngressAdmission never looks at the pause threshold, only at the pool and then the
+// class's headroom. Pool 1,000,000 - 2 x 50,000 headroom = 900,000: 900 packets of 1,000 B
+// from the pool, 50 from the headroom, no PAUSE. The MMU of `fc: none` without the mode
+// drops at the dynamic threshold instead: the (n+1)th packet fits while 1000 (n + 1) <=
+// (1,000,000 - 1000 n) / 8, n <= 110: 111 packets.
+TEST(Mmu, PoolFullModeAdmitsTheSameWithPfcOff) {
+  auto admitted = [](bool pool_full_mode) {
+    SwitchConfig c = config(1'000'000, 1.0 / 8);
+    c.pfc.enabled = false;
+    c.pfc.headroom_when_pool_full = pool_full_mode;
+    Mmu mmu;
+    mmu.init(c, {50'000, 50'000});
+    int n = 0;
+    while (mmu.admit(PortId(0), kRdma, 1000)) {
+      ++n;
+      EXPECT_FALSE(mmu.take_pause(PortId(0), kRdma)) << "no PFC: no PAUSE";
+    }
+    mmu.release(PortId(0), kRdma, int64_t{1000} * n);
+    EXPECT_EQ(mmu.check_drained(), "");
+    return n;
+  };
+  EXPECT_EQ(admitted(true), 950);
+  EXPECT_EQ(admitted(false), 111);
+}
+
 }  // namespace
 }  // namespace rocelab
