@@ -84,4 +84,26 @@ inline double feature_stat(Experiment& exp, const std::string& name) {
   return summed(stats, name);
 }
 
+// A frame of flow 0 between host 0 (a) and host 1 (b) of a chain, handed to its
+// destination's transport as if it had just arrived: data of 1000 B at `seq` from a, or an
+// ACK or NAK from b (with `sack` as its selective sequence when not 0).
+inline void arrive_on_chain(Experiment& exp, PacketType type, uint64_t seq, uint64_t sack = 0) {
+  NetContext& ctx = exp.network().context();
+  const PacketId id = ctx.alloc_packet();
+  Packet& p = ctx.pkt(id);
+  const bool data = type == PacketType::kData;
+  p.type = type;
+  p.src = NodeId(data ? 0 : 1);
+  p.dst = NodeId(data ? 1 : 0);
+  p.flow = FlowId(0);
+  p.seq = seq;
+  if (data) {
+    p.payload_bytes = 1000;
+    p.wire_bytes = 1082;
+    p.sent_time = exp.sim().now();
+  }
+  if (sack != 0) exp.transport().field(exp.transport().sack_seq_field(), p) = sack;
+  exp.transport().on_host_receive(p.dst, id);
+}
+
 }  // namespace rocelab::test

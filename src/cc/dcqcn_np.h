@@ -55,13 +55,15 @@ class DcqcnReceiverHalf : public CongestionControl {
   }
 
   // CnpDelivery::kAckFlag: the ACK/NAK a marked packet triggers carries the CNP (a marked
-  // packet that triggers none notifies nobody); with cnp_on_nak every go-back-N NAK does.
+  // packet that triggers none notifies nobody); with cnp_on_nak a NAK the recovery says
+  // signals reordering or loss does (every go-back-N NAK).
   bool flag_cnp_on_reply(FlowId, const Packet& data, PacketType reply) override {
     const DcqcnNpConfig& cfg = np_;
     if (cfg.cnp_delivery != CnpDelivery::kAckFlag) return false;
     if (reply == PacketType::kAck) return data.ecn_ce;
     if (reply != PacketType::kNak) return false;
-    return data.ecn_ce || (cfg.cnp_on_nak && transport_->recovery().drops_out_of_order());
+    return data.ecn_ce || (cfg.cnp_on_nak && transport_->recovery().nak_flags_cnp(
+                                                 transport_->receiver_state(data.flow), data));
   }
 
  protected:

@@ -2,6 +2,7 @@
 
 #include "transport/bitmap_recovery.h"
 #include "transport/go_back_n.h"
+#include "transport/irn_ns3.h"
 #include "transport/rdma_transport.h"
 #include "transport/reorder_buffer.h"
 #include "transport/selective_repeat.h"
@@ -31,6 +32,11 @@ Registry<LossRecoveryFactory>& loss_recovery_registry() {
           "keep out-of-order data and NAK with a selective ack; the sender resends the holes "
           "once per recovery episode (IRN, SIGCOMM'18 §3.1-3.2)",
           [] { return std::make_unique<SelectiveRepeat>(); });
+    r.add("irn_ns3",
+          "IRN as the ConWeave ns-3 simulator runs it (its lossy setting, --pfc 0 --irn 1): "
+          "selective acks, a NAK sends the sender back over everything not reported held, "
+          "timers of 100 and 320 us",
+          [] { return std::make_unique<IrnNs3>(); });
     r.add("reorder_buffer",
           "keep out-of-order data, cumulative ACKs only; loss is recovered by the timeout "
           "(as Proteus assumes)",

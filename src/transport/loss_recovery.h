@@ -55,6 +55,14 @@ class LossRecovery {
   // Data p arrived above r.rcv_nxt (counted and, if holds_packets, the held ring already
   // brought up to rcv_nxt).
   virtual void on_out_of_order(ReceiverState& r, const Packet& p) = 0;
+  // Whether a NAK answering `data` carries a CNP under DCQCN's cnp_on_nak (asked as the
+  // reply leaves, r as it stands then): every NAK of a receiver that drops out-of-order data.
+  virtual bool nak_flags_cnp(const ReceiverState& /*r*/, const Packet& /*data*/) const {
+    return drops_out_of_order();
+  }
+  // Whether the reply to in-order or duplicate data is a NAK (with the data's sequence as
+  // its selective ack) while r still holds packets beyond rcv_nxt, rather than an ACK.
+  virtual bool naks_while_holding() const { return false; }
 
   // --- Sender half: defaults are go-back-N's ---
   // A NAK of flow f arrived (its cumulative ack already applied; f not finished). The
@@ -70,6 +78,19 @@ class LossRecovery {
   virtual void on_hole_sent(FlowId /*f*/, uint64_t /*end*/) {}
   // Flow f's cumulative ack moved to snd_una.
   virtual void on_una_advanced(FlowId /*f*/, uint64_t /*snd_una*/) {}
+  // An ACK of flow f arrived (its cumulative ack already applied; f not finished). Asked
+  // only of a recovery that naks_while_holding, for which an ACK says that the receiver
+  // holds nothing beyond it.
+  virtual void on_ack(FlowId /*f*/, const Packet& /*ack*/) {}
+  // Whether the sender skips packets the receiver reported holding when it sends new data
+  // from snd_nxt (skip_held), rather than only in resending holes (next_hole).
+  virtual bool skips_held() const { return false; }
+  // The first sequence at or after `seq` not reported held by f's receiver.
+  virtual uint64_t skip_held(FlowId /*f*/, uint64_t seq) { return seq; }
+  // Whether the recovery sets the retransmission timer (rto) rather than transport.rto.
+  virtual bool sets_rto() const { return false; }
+  // The retransmission timer to arm for f now, given transport.rto.
+  virtual Delta rto(FlowId /*f*/, Delta configured) const { return configured; }
 
  protected:
   RdmaTransport* transport_ = nullptr;

@@ -28,6 +28,9 @@ RdmaTransport::RdmaTransport(Network& net, const TransportConfig& cfg,
   recovery_ = recovery->factory();
   recovery_holds_packets_ = recovery_->holds_packets();
   recovery_acks_every_packet_ = recovery_->acks_every_packet();
+  recovery_naks_while_holding_ = recovery_->naks_while_holding();
+  recovery_skips_held_ = recovery_->skips_held();
+  recovery_sets_rto_ = recovery_->sets_rto();
   for (NodeId h : net_.hosts()) {
     const uint32_t ports = ctx_.routing.port_count(h.index());
     if (ports > 1) hosts_[h.index()].other_ports.resize(ports - 1);
@@ -479,8 +482,17 @@ void RdmaTransport::finish_record(FlowId f) {
   if (on_finish_) on_finish_(records_[f.index()]);
 }
 
+void RdmaTransport::skip_held(FlowId f, Sender& s) {
+  const uint64_t to = std::min(recovery_->skip_held(f, s.snd_nxt), s.size);
+  if (to == s.snd_nxt) return;
+  s.snd_nxt = to;
+  count_unsent(s);
+}
+
 bool RdmaTransport::next_seq(FlowId f, Sender& s, uint64_t* seq) {
   if (s.in_recovery && recovery_->next_hole(f, seq)) return true;
+  if (recovery_skips_held_ && s.snd_nxt < s.size) [[unlikely]]
+    skip_held(f, s);
   if (s.snd_nxt >= s.size) return false;
   const uint64_t in_flight = s.snd_nxt - s.snd_una;
   if (s.window_bytes && in_flight >= s.window_bytes) return false;
@@ -658,8 +670,19 @@ void RdmaTransport::on_data(PacketId pkt) {
     on_out_of_order(r, p);
   } else {
     // Duplicate of delivered data (after a retransmission): re-acknowledge.
-    send_ack(p, r.rcv_nxt);
+    if (recovery_naks_while_holding_ && r.held.marked() > 0) [[unlikely]]
+      send_nak(p, r.rcv_nxt, p.seq);
+    else
+      send_ack(p, r.rcv_nxt);
   }
+}
+
+// LossRecovery::naks_while_holding: a NAK while packets beyond rcv_nxt are still held.
+void RdmaTransport::reply_in_order(const ReceiverState& r, const Packet& p) {
+  if (recovery_naks_while_holding_ && r.held.marked() > 0) [[unlikely]]
+    send_nak(p, r.rcv_nxt, p.seq);
+  else
+    send_ack(p, r.rcv_nxt, p.seq);
 }
 
 // Every message ending at or before `upto` has left the NIC: the flows queued behind it
@@ -766,7 +789,7 @@ void RdmaTransport::deliver_in_order(ReceiverState& r, const Packet& p) {
   if (++r.unacked_packets >= cfg_.ack_interval_packets || r.rcv_nxt >= size || jumped ||
       recovery_acks_every_packet_) {
     r.unacked_packets = 0;
-    send_ack(p, r.rcv_nxt, p.seq);
+    reply_in_order(r, p);
   }
   if (r.rcv_nxt >= size) on_delivered(message);
 }
@@ -832,6 +855,9 @@ bool RdmaTransport::advance_una(FlowId f, uint64_t ack_seq, const Packet& ack) {
 void RdmaTransport::on_ack(PacketId pkt) {
   const Packet& p = ctx_.pkt(pkt);
   const bool advanced = advance_una(p.flow, p.seq, p);
+  if (!advanced) restart_rto_on_reply(p.flow);  // an advance restarted it already
+  if (recovery_naks_while_holding_ && !flows_[p.flow.index()].finished) [[unlikely]]
+    recovery_->on_ack(p.flow, p);
   // The ns-3 forks' ReceiveAck handles the acknowledgement, then the CNP flag.
   if (p.cnp_flag && !flows_[p.flow.index()].finished) cc_->on_cnp(p.flow, p);
   if (advanced && !flows_[p.flow.index()].finished) kick(p.flow);
@@ -840,8 +866,9 @@ void RdmaTransport::on_ack(PacketId pkt) {
 void RdmaTransport::on_nak(PacketId pkt) {
   const Packet& p = ctx_.pkt(pkt);
   const FlowId f = p.flow;
-  advance_una(f, p.seq, p);
+  const bool advanced = advance_una(f, p.seq, p);
   if (flows_[f.index()].finished) return;
+  if (!advanced) restart_rto_on_reply(f);
   recovery_->on_nak(f, p);
   kick(f);
 }

@@ -174,6 +174,7 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   // Packets beyond delivered_bytes the receiver of `f` holds (selective repeat, reorder
   // buffer); for tests of its footprint.
   const PacketBitmap& held_packets(FlowId f) const { return receivers_[f.index()].held; }
+  const ReceiverState& receiver_state(FlowId f) const { return receivers_[f.index()]; }
   Delta base_rtt(FlowId f) const { return flows_[f.index()].base_rtt; }
   // Bytes the flow's line rate carries in one base RTT: its end-to-end BDP.
   uint64_t bdp_bytes(FlowId f) const {
@@ -358,13 +359,22 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   void add_wait(FlowId f, const FlowWait& wait, Time start);
   // (Re)starts f's retransmission timer, one rto from now; nothing when rto is 0 (no timer).
   void restart_rto(Sender& s, FlowId f) {
-    if (cfg_.rto > Delta::zero())
-      sim().arm(s.rto, sim().now() + cfg_.rto, handler_, kRto, f.index());
+    if (cfg_.rto <= Delta::zero()) return;
+    const Delta rto = recovery_sets_rto_ ? recovery_->rto(f, cfg_.rto) : cfg_.rto;
+    sim().arm(s.rto, sim().now() + rto, handler_, kRto, f.index());
   }
+  // transport.rto_restarts_on_reply: an ACK or NAK arrived for f.
+  void restart_rto_on_reply(FlowId f) {
+    Sender& s = flows_[f.index()];
+    if (cfg_.rto_restarts_on_reply && !s.finished && s.snd_nxt > s.snd_una) restart_rto(s, f);
+  }
+  // LossRecovery::skips_held: snd_nxt past the packets f's receiver reported holding.
+  void skip_held(FlowId f, Sender& s);
   void on_data(PacketId pkt);
   void on_ack(PacketId pkt);
   void on_nak(PacketId pkt);
   void deliver_in_order(ReceiverState& r, const Packet& p);
+  void reply_in_order(const ReceiverState& r, const Packet& p);
   void on_out_of_order(ReceiverState& r, const Packet& p);
   // The sequence a flow sends next (a hole while in recovery, else new data), or false
   // when it has nothing it may send now.
@@ -399,6 +409,9 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   // Read once from recovery_ (asked on every in-order or out-of-order arrival).
   bool recovery_holds_packets_ = false;
   bool recovery_acks_every_packet_ = false;
+  bool recovery_naks_while_holding_ = false;
+  bool recovery_skips_held_ = false;
+  bool recovery_sets_rto_ = false;
   uint32_t handler_;
   std::vector<Sender> flows_;
   std::vector<ReceiverState> receivers_;

@@ -79,7 +79,8 @@ void describe(ParamVisitor& v, TransportConfig& c) {
            "out-of-order data: go_back_n = drop + NAK, resend from there (commodity NICs); "
            "selective_repeat = keep + NAK with SACK, resend holes (IRN); reorder_buffer = "
            "keep, cumulative ACKs only, timeout for loss; bitmap = keep within "
-           "bitmap_packets, ACK every packet, drop + NAK beyond (MP-RDMA)");
+           "bitmap_packets, ACK every packet, drop + NAK beyond (MP-RDMA); irn_ns3 = IRN as "
+           "ConWeave-ns3 runs it (its --pfc 0 --irn 1; docs/schemes/loss-recovery.md)");
   v.count("bitmap_packets", c.bitmap_packets, 1, 1u << 20,
           "recovery bitmap: out-of-order packets kept beyond the next expected (L = 64: "
           "MP-RDMA reimplementations; the paper's value unverified)");
@@ -110,6 +111,9 @@ void describe(ParamVisitor& v, TransportConfig& c) {
   v.flag("rto_restarts_on_send", c.rto_restarts_on_send,
          "the timer restarts on each data packet sent too, not only on each new ACK (ConWeave "
          "ns-3 PktSent)");
+  v.flag("rto_restarts_on_reply", c.rto_restarts_on_reply,
+         "the timer restarts on every ACK or NAK that arrives while data is in flight, not only "
+         "on one that acknowledges new data (the ns-3 forks' ReceiveAck)");
   static const std::vector<std::string> policies = host_path_registry().names();
   v.section(
       "path_policy",

@@ -67,6 +67,9 @@ struct TransportConfig {
   // real NICs follow); with this, also on each data packet the NIC sends, as the ConWeave
   // ns-3 simulator does (rdma-hw.cc PktSent), so that a flow still sending never times out.
   bool rto_restarts_on_send = false;
+  // And on each ACK or NAK that arrives while data is in flight, whether it acknowledges
+  // new data or not (the ns-3 forks' rdma-hw.cc ReceiveAck).
+  bool rto_restarts_on_reply = false;
   // The host path policy by name (transport/host_path.h) and its parameters, made for
   // path_params_for; when that is not path_policy, the transport builds the policy's
   // defaults.

@@ -139,24 +139,8 @@ TEST(Transport, SelectiveRepeatResendsFarLessThanGoBackN) {
   EXPECT_LT(sr.transport().record(FlowId(0)).fct(), gbn.transport().record(FlowId(0)).fct());
 }
 
-// A frame of flow 0 between host 0 (a) and host 1 (b) of a chain, handed to `to`'s
-// transport as if it had just arrived: a data packet of 1000 B at `seq` from a, or a NAK.
 void arrive(Experiment& exp, PacketType type, uint64_t seq) {
-  NetContext& ctx = exp.network().context();
-  const PacketId id = ctx.alloc_packet();
-  Packet& p = ctx.pkt(id);
-  const bool data = type == PacketType::kData;
-  p.type = type;
-  p.src = NodeId(data ? 0 : 1);
-  p.dst = NodeId(data ? 1 : 0);
-  p.flow = FlowId(0);
-  p.seq = seq;
-  if (data) {
-    p.payload_bytes = 1000;
-    p.wire_bytes = 1082;
-    p.sent_time = exp.sim().now();
-  }
-  exp.transport().on_host_receive(p.dst, id);
+  test::arrive_on_chain(exp, type, seq);
 }
 
 // A NAK that arrives after later ACKs (it was overtaken, or it reports an old hole) must not

@@ -39,7 +39,7 @@ def conweave_lines(case):
 
 def conweave_config(case, topo, flows, out):
     """ConWeave-ns3 scratch/network-load-balance config, as its run.py writes it for DCQCN
-    (`--pfc` from the case's "ns3_pfc", 1 when absent)."""
+    (`--pfc` and `--irn` from the case's "ns3_pfc" and "ns3_irn", 1 and 0 when absent)."""
     bw = 100
     stop = 2.0 + case["duration_s"]
     rates = [bw * 200000000, bw * 500000000, bw * 1000000000, bw * 2000000000, bw * 2500000000,
@@ -58,7 +58,7 @@ def conweave_config(case, topo, flows, out):
     lines += ["", f"QLEN_MON_START 2.0", f"QLEN_MON_END {stop}", "SW_MONITORING_INTERVAL 10000", "",
               "FLOWGEN_START_TIME 2.0", f"FLOWGEN_STOP_TIME {stop}", "BUFFER_SIZE 9", "",
               "CC_MODE 1", f"LB_MODE {LB_MODES[case['lb']]}", f"ENABLE_PFC {case.get('ns3_pfc', 1)}",
-              "ENABLE_IRN 0", "",
+              f"ENABLE_IRN {case.get('ns3_irn', 0)}", "",
               ] + conweave_lines(case) + [
               "ALPHA_RESUME_INTERVAL 1", "RATE_DECREASE_INTERVAL 4", "CLAMP_TARGET_RATE 0",
               "RP_TIMER 300", "FAST_RECOVERY_TIMES 1", "EWMA_GAIN 0.00390625",

@@ -117,10 +117,12 @@ void conweave_ns3(ScenarioConfig& c) {
   c.pfc.pause.time = Delta::from_us(5);
   c.transport.nak_interval = Delta::from_us(4);  // rdma-hw.cc NACKGenerationInterval 4
   // rdma-hw.cc L2Timeout 4 ms (no run script sets it); GetRto returns it without IRN. The
-  // timer is rescheduled by every data packet sent (PktSent) and every ACK (ReceiveAck).
+  // timer is rescheduled by every data packet sent (PktSent) and every ACK or NAK while data
+  // is in flight (ReceiveAck).
   c.transport.rto = Delta::from_ms(4);
   c.transport.rto_auto = false;
   c.transport.rto_restarts_on_send = true;
+  c.transport.rto_restarts_on_reply = true;
 }
 
 // The DCQCN settings both forks' run scripts (run.py config template) share at 100 Gb/s.
