@@ -57,12 +57,18 @@ void IrnNs3::on_una_advanced(FlowId f, uint64_t snd_una) {
   if (s.recovery && snd_una >= s.recovery_seq) s.recovery = false;
 }
 
-// rdma-queue-pair.cc GetBytesLeft: a selectively acked block that starts at snd_nxt is
-// skipped whole.
+// rdma-queue-pair.cc GetBytesLeft: the lowest selectively acked block (the SACK list's
+// front) is skipped whole when it starts at snd_nxt, and the list forgets what lies below
+// snd_nxt then (discardUpTo); a block higher up is not looked at, so a packet it holds is
+// sent again while a lower block is still listed.
 uint64_t IrnNs3::skip_held(FlowId f, uint64_t seq) {
-  const PacketBitmap& sacked = senders_[f.index()].sacked;
-  while (sacked.test(seq / mtu_)) seq += mtu_;
-  return seq;
+  PacketBitmap& sacked = senders_[f.index()].sacked;
+  uint64_t pkt = seq / mtu_;
+  if (!sacked.test(pkt)) return seq;
+  for (uint64_t p = sacked.base(); p < pkt; ++p)
+    if (sacked.test(p)) return seq;  // a lower block is the front
+  while (sacked.test(pkt)) sacked.clear(pkt++);
+  return pkt * mtu_;
 }
 
 // rdma-queue-pair.h GetRto: the bytes from the highest cumulative ack to the start of the

@@ -7,8 +7,9 @@
 //   in-order and duplicate data are answered with a NAK too, an ACK once it holds none;
 // - a NAK outside a recovery episode sends the sender back to snd_una, the episode ending
 //   when snd_una reaches what had been sent (snd_nxt) or at an ACK (ReceiveAck); it then
-//   sends everything from there on except the packets the receiver reported holding
-//   (GetBytesLeft skips a selectively acked block it reaches), new data included;
+//   sends everything from there on, new data included, skipping a block the receiver
+//   reported holding only when it is the lowest one listed and starts at snd_nxt, and
+//   forgetting the blocks below snd_nxt then (GetBytesLeft);
 // - the timer is 100 us, 320 us while more than 3 packets are in flight (GetRto); a
 //   timeout sends the sender back to snd_una in an episode (HandleTimeout).
 // BDP-FC is the transport's window cap (caps_inflight_at_window, transport.ooo_window; the

@@ -56,6 +56,13 @@ class PacketBitmap {
     }
   }
 
+  // Unmarks `pkt` (a no-op when it is not marked).
+  void clear(uint64_t pkt) {
+    if (!test(pkt)) return;
+    words_[word_of(pkt)] &= ~(1ull << (pkt & 63));
+    --marked_;
+  }
+
   // Advances the base over the marked run starting at it; returns the new base.
   uint64_t advance_over_marked() {
     while (marked_ > 0 && test(base_)) advance_to(base_ + 1);

@@ -88,5 +88,21 @@ TEST(IrnNs3, ANakSendsTheSenderBackOverWhatIsNotHeld) {
   EXPECT_EQ(tr.snd_nxt(f), (resent + 2) * 1000);
 }
 
+// rdma-queue-pair.cc GetBytesLeft looks at the SACK list's front (lowest) block only, and
+// forgets what lies below snd_nxt when it skips one: a held packet above a lower listed
+// block is sent again.
+TEST(IrnNs3, OnlyTheLowestHeldBlockIsSkippedAndWhatLiesBelowIsForgotten) {
+  Experiment exp = irn_chain();
+  auto& irn = dynamic_cast<IrnNs3&>(const_cast<LossRecovery&>(exp.transport().recovery()));
+  const FlowId f(0);
+  arrive(exp, PacketType::kNak, 0, 1000);  // packet 1 held (an episode from 0 begins)
+  arrive(exp, PacketType::kNak, 0, 3000);  // packet 3 held
+  EXPECT_EQ(irn.skip_held(f, 3000), 3000u) << "packet 1's block is the front";
+  EXPECT_EQ(irn.skip_held(f, 0), 0u) << "nothing held at 0";
+  EXPECT_EQ(irn.skip_held(f, 1000), 2000u) << "the front block skipped";
+  EXPECT_EQ(irn.skip_held(f, 3000), 4000u) << "packet 3's block is the front now";
+  EXPECT_EQ(irn.skip_held(f, 1000), 1000u) << "forgotten once skipped";
+}
+
 }  // namespace
 }  // namespace rocelab
