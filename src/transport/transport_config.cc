@@ -45,10 +45,11 @@ void describe_ooo_window(ParamVisitor& v, TransportConfig& c) {
                      : c.ooo_window == OooWindow::kUnbounded ? "unbounded"
                                                              : std::to_string(c.ooo_window_packets);
   v.text("ooo_window", text,
-         "selective_repeat and reorder_buffer: out-of-order packets kept beyond the next "
-         "expected one; beyond, a packet is dropped and NAKed (ooo_window_drops). bdp = one BDP "
-         "of the QP's path (IRN's bitmap); unbounded = keep everything (no NIC has the "
-         "memory); or a count");
+         "selective_repeat, irn_ns3 and reorder_buffer: out-of-order packets kept beyond the "
+         "next expected one; beyond, a packet is dropped (ooo_window_drops) and NAKed (not "
+         "under irn_ns3). bdp = one BDP of the QP's path (IRN's bitmap; irn_ns3 wants its "
+         "simulator's one value per topology, 104 on its leaf-spine); unbounded = keep "
+         "everything (no NIC has the memory); or a count");
   if (!v.reading()) return;
   if (text == "bdp" || text == "unbounded") {
     c.ooo_window = text == "bdp" ? OooWindow::kBdp : OooWindow::kUnbounded;
