@@ -6,7 +6,6 @@ namespace rocelab {
 
 void BitmapRecovery::attach(RdmaTransport& transport) {
   LossRecovery::attach(transport);
-  mtu_ = transport.network().context().wire.mtu_payload_bytes;
   bitmap_packets_ = transport.config().bitmap_packets;
 }
 

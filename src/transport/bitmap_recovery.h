@@ -17,7 +17,6 @@ class BitmapRecovery final : public LossRecovery {
   void on_out_of_order(ReceiverState& r, const Packet& p) override;
 
  private:
-  uint64_t mtu_ = 0;
   uint64_t bitmap_packets_ = 0;
 };
 

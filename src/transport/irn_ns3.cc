@@ -6,11 +6,6 @@
 
 namespace rocelab {
 
-void IrnNs3::attach(RdmaTransport& transport) {
-  LossRecovery::attach(transport);
-  mtu_ = transport.network().context().wire.mtu_payload_bytes;
-}
-
 // rdma-hw.cc ReceiverCheckSeq, seq > expected: a packet held already is NAKed again only
 // once the last NAK is nak_interval old; any other is held and NAKed.
 void IrnNs3::on_out_of_order(ReceiverState& r, const Packet& p) {
@@ -72,7 +67,8 @@ uint64_t IrnNs3::skip_held(FlowId f, uint64_t seq) {
 }
 
 // rdma-queue-pair.h GetRto: the bytes from the highest cumulative ack to the start of the
-// highest packet sent (irn.m_max_seq), against 3 MTUs.
+// highest packet sent (irn.m_max_seq), against 3 MTUs. snd_nxt counts: a packet being sent
+// has moved it before high_sent follows.
 Delta IrnNs3::rto(FlowId f, Delta) const {
   const uint64_t highest = std::max(transport_->high_sent(f), transport_->snd_nxt(f));
   const uint64_t last_start = highest == 0 ? 0 : (highest - 1) / mtu_ * mtu_;

@@ -15,8 +15,8 @@
 // BDP-FC is the transport's window cap (caps_inflight_at_window, transport.ooo_window; the
 // simulator's IrnBdp is one value per topology: 104,000 B on its 128-host leaf-spine).
 // Not modelled: ConWeave-ns3 ignores IRN timeouts when PFC is on; its sender also moves
-// snd_una past a selectively acked block that starts there, which here waits for the
-// receiver's cumulative ack (the packets are skipped all the same).
+// snd_una past a selectively acked block that starts there (ReceiveAck), which its receiver
+// never reports (it merges a held block as soon as the hole before it fills).
 #pragma once
 
 #include <vector>
@@ -34,7 +34,6 @@ class IrnNs3 final : public LossRecovery {
   static constexpr Delta kRtoHigh = Delta::from_us(320);
   static constexpr uint64_t kRtoHighAbovePackets = 3;
 
-  void attach(RdmaTransport& transport) override;
   void add_flow(FlowId f) override { senders_.resize(f.index() + 1); }
   void reserve_flows(size_t n) override { senders_.reserve(n); }
   bool holds_packets() const override { return true; }
@@ -65,7 +64,6 @@ class IrnNs3 final : public LossRecovery {
     bool recovery = false;
   };
   std::vector<Sender> senders_;  // by flow id
-  uint64_t mtu_ = 0;
 };
 
 }  // namespace rocelab

@@ -9,6 +9,11 @@
 
 namespace rocelab {
 
+void LossRecovery::attach(RdmaTransport& transport) {
+  transport_ = &transport;
+  mtu_ = transport.network().context().wire.mtu_payload_bytes;
+}
+
 // Go-back-N from the NAKed sequence (commodity RoCE NICs; the ns-3 forks' rdma-hw.cc).
 void LossRecovery::on_nak(FlowId f, const Packet& nak) {
   transport_->go_back_to(f, nak.seq);

@@ -34,7 +34,7 @@ class LossRecovery {
  public:
   virtual ~LossRecovery() = default;
   // Called once, before any flow is added.
-  virtual void attach(RdmaTransport& transport) { transport_ = &transport; }
+  virtual void attach(RdmaTransport& transport);
   // QP f was added (no QP's id is above it yet; a later message of a QP is not added here);
   // per-flow state grows here.
   virtual void add_flow(FlowId /*f*/) {}
@@ -85,7 +85,8 @@ class LossRecovery {
   // Whether the sender skips packets the receiver reported holding when it sends new data
   // from snd_nxt (skip_held), rather than only in resending holes (next_hole).
   virtual bool skips_held() const { return false; }
-  // The first sequence at or after `seq` not reported held by f's receiver.
+  // Where f sends from when its snd_nxt is `seq` (at or after it, past packets its receiver
+  // reported holding, as the scheme's rule allows).
   virtual uint64_t skip_held(FlowId /*f*/, uint64_t seq) { return seq; }
   // Whether the recovery sets the retransmission timer (rto) rather than transport.rto.
   virtual bool sets_rto() const { return false; }
@@ -94,6 +95,7 @@ class LossRecovery {
 
  protected:
   RdmaTransport* transport_ = nullptr;
+  uint64_t mtu_ = 0;  // the payload of a full packet: sequences / mtu_ number packets
 };
 
 using LossRecoveryFactory = std::function<std::unique_ptr<LossRecovery>()>;

@@ -670,19 +670,17 @@ void RdmaTransport::on_data(PacketId pkt) {
     on_out_of_order(r, p);
   } else {
     // Duplicate of delivered data (after a retransmission): re-acknowledge.
-    if (recovery_naks_while_holding_ && r.held.marked() > 0) [[unlikely]]
-      send_nak(p, r.rcv_nxt, p.seq);
-    else
-      send_ack(p, r.rcv_nxt);
+    reply_at_rcv_nxt(r, p, 0);
   }
 }
 
-// LossRecovery::naks_while_holding: a NAK while packets beyond rcv_nxt are still held.
-void RdmaTransport::reply_in_order(const ReceiverState& r, const Packet& p) {
+// An ACK of rcv_nxt carrying `ack_sack`, or under LossRecovery::naks_while_holding, while
+// packets beyond rcv_nxt are still held, a NAK carrying the data's sequence.
+void RdmaTransport::reply_at_rcv_nxt(const ReceiverState& r, const Packet& p, uint64_t ack_sack) {
   if (recovery_naks_while_holding_ && r.held.marked() > 0) [[unlikely]]
     send_nak(p, r.rcv_nxt, p.seq);
   else
-    send_ack(p, r.rcv_nxt, p.seq);
+    send_ack(p, r.rcv_nxt, ack_sack);
 }
 
 // Every message ending at or before `upto` has left the NIC: the flows queued behind it
@@ -789,7 +787,7 @@ void RdmaTransport::deliver_in_order(ReceiverState& r, const Packet& p) {
   if (++r.unacked_packets >= cfg_.ack_interval_packets || r.rcv_nxt >= size || jumped ||
       recovery_acks_every_packet_) {
     r.unacked_packets = 0;
-    reply_in_order(r, p);
+    reply_at_rcv_nxt(r, p, p.seq);
   }
   if (r.rcv_nxt >= size) on_delivered(message);
 }

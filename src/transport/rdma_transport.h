@@ -374,7 +374,7 @@ class RdmaTransport final : public HostAgent, public EventHandler {
   void on_ack(PacketId pkt);
   void on_nak(PacketId pkt);
   void deliver_in_order(ReceiverState& r, const Packet& p);
-  void reply_in_order(const ReceiverState& r, const Packet& p);
+  void reply_at_rcv_nxt(const ReceiverState& r, const Packet& p, uint64_t ack_sack);
   void on_out_of_order(ReceiverState& r, const Packet& p);
   // The sequence a flow sends next (a hole while in recovery, else new data), or false
   // when it has nothing it may send now.

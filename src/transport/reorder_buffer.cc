@@ -4,11 +4,6 @@
 
 namespace rocelab {
 
-void ReorderBuffer::attach(RdmaTransport& transport) {
-  LossRecovery::attach(transport);
-  mtu_ = transport.network().context().wire.mtu_payload_bytes;
-}
-
 void ReorderBuffer::on_out_of_order(ReceiverState& r, const Packet& p) {
   // Beyond the window (transport.ooo_window): dropped and NAKed, and the sender goes back
   // to the hole, as a NIC without room for it would.

@@ -11,12 +11,10 @@ namespace rocelab {
 
 class ReorderBuffer final : public LossRecovery {
  public:
-  void attach(RdmaTransport& transport) override;
   bool holds_packets() const override { return true; }
   void on_out_of_order(ReceiverState& r, const Packet& p) override;
 
  private:
-  uint64_t mtu_ = 0;
 };
 
 }  // namespace rocelab

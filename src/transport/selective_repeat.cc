@@ -6,11 +6,6 @@
 
 namespace rocelab {
 
-void SelectiveRepeat::attach(RdmaTransport& transport) {
-  LossRecovery::attach(transport);
-  mtu_ = transport.network().context().wire.mtu_payload_bytes;
-}
-
 void SelectiveRepeat::add_flow(FlowId f) {
   senders_.resize(f.index() + 1);
 }

@@ -16,7 +16,6 @@ namespace rocelab {
 
 class SelectiveRepeat final : public LossRecovery {
  public:
-  void attach(RdmaTransport& transport) override;
   void add_flow(FlowId f) override;
   void reserve_flows(size_t n) override { senders_.reserve(n); }
   bool holds_packets() const override { return true; }
@@ -43,7 +42,6 @@ class SelectiveRepeat final : public LossRecovery {
   // A NAK's selective ack when the receiver dropped the packet (beyond its window): above
   // any flow's end, so no packet is marked.
   static constexpr uint64_t kNoSack = UINT64_MAX;
-  uint64_t mtu_ = 0;
 };
 
 }  // namespace rocelab
